@@ -1,0 +1,64 @@
+// The frame of every lb4mpi app: MPI start and end, command-line parsing, and
+// the one place where errors become messages and exit codes.
+//
+// Exit codes: 0 success (and --help), 2 bad arguments, bad environment or an
+// lb4mpi::Error, 3 (via MPI_Abort) any other exception, which may be local to
+// one rank.
+//
+// Who prints an error: all ranks see the same arguments and environment, so
+// errors found before the first collective call (CLI11 parse errors, bad
+// LB4MPI_* variables, parameters rejected by validation) are identical on every
+// rank: rank 0 alone prints "<app>: error: <message>", and every rank exits
+// with 2 without communicating. Errors thrown once the loop runs are printed by
+// every rank that sees them, as "<app> [rank R]: error: <message>".
+#pragma once
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace CLI {
+class App;
+}
+
+namespace lb4mpi::apps {
+
+/// Thrown to end the app early with an exit code (after --help, a CLI error).
+struct AppExit {
+  int code;
+};
+
+class AppContext {
+ public:
+  AppContext(std::string name, MPI_Comm comm);
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] MPI_Comm comm() const { return comm_; }
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+
+  /// Parses the command line. --help: rank 0 prints the help, AppExit{0}.
+  /// A parse error: rank 0 prints it, AppExit{2}.
+  void parse(CLI::App& cli, int argc, char** argv) const;
+
+  /// From here on ranks communicate: an error may be local to one rank.
+  void start_communicating() { communicating_ = true; }
+  [[nodiscard]] bool communicating() const { return communicating_; }
+
+  /// Prints an error the way the header describes.
+  void print_error(std::string_view message) const;
+
+ private:
+  std::string name_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+  bool communicating_ = false;
+};
+
+/// MPI_Init, body(context), MPI_Finalize; turns exceptions into messages and
+/// exit codes (see the header). Returns the process's exit code.
+int run_app(std::string name, int argc, char** argv, const std::function<int(AppContext&)>& body);
+
+}  // namespace lb4mpi::apps

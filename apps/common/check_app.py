@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Runs an lb4mpi app under mpiexec in several configurations and checks its output.
+
+Every run must exit with the expected code (0 unless --expect-exit), print on
+stdout exactly one JSON object (the summary of apps/common/summary.hpp) with
+consistent fields, and -- the point of it -- all runs must report the same
+checksum, whatever the rank count, technique and mode.
+
+  check_app.py --mpiexec mpiexec --np-flag -n --exe ./lb4mpi-mandelbrot \
+      --run 1:STATIC --run 4:FAC2:distributed --run 4:GSS:distributed-rma -- --width 64
+
+A run is NP[:TECHNIQUE[:MODE]]; TECHNIQUE and MODE are passed as --technique
+and --mode after the app arguments. With --expect-exit CODE the runs must fail
+with CODE, print no JSON, and (with --expect-stderr REGEX) say REGEX on stderr.
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+REQUIRED = {
+    "app": str, "technique": str, "mode": str, "ranks": int, "iterations": int,
+    "t_par_s": (int, float), "checksum": str, "chunks": int, "iterations_per_rank": list,
+    "load_imbalance_pct": (int, float, type(None)), "cov_finish": (int, float, type(None)),
+    "work_time_per_rank": list, "overhead_per_rank": list, "repeat": int,
+    "loop_iterations": int, "checksum_consistent": bool, "steps": list, "params": dict,
+}
+
+
+def norm(name):
+    return name.upper().replace("_", "-")
+
+
+def check_summary(s, np, technique, mode, errors, where):
+    for key, kind in REQUIRED.items():
+        if key not in s:
+            errors.append(f"{where}: no '{key}'")
+        elif not isinstance(s[key], kind) or (kind is int and isinstance(s[key], bool)):
+            errors.append(f"{where}: '{key}' is {type(s[key]).__name__}: {s[key]!r}")
+    if errors:
+        return
+    if s["ranks"] != np:
+        errors.append(f"{where}: ranks = {s['ranks']}, launched {np}")
+    if technique and norm(s["technique"]) != norm(technique):
+        errors.append(f"{where}: technique = {s['technique']}, asked {technique}")
+    if mode and s["mode"].lower() != mode.lower():
+        errors.append(f"{where}: mode = {s['mode']}, asked {mode}")
+    if not re.fullmatch(r"0x[0-9a-f]{16}", s["checksum"]):
+        errors.append(f"{where}: checksum {s['checksum']!r} is not 0x + 16 hex digits")
+    if not s["checksum_consistent"]:
+        errors.append(f"{where}: the repeated executions disagree on the checksum")
+    if s["iterations"] != s["loop_iterations"] * s["repeat"] or len(s["steps"]) != s["repeat"]:
+        errors.append(f"{where}: iterations {s['iterations']} != loop_iterations x repeat")
+    for key in ("iterations_per_rank", "work_time_per_rank", "overhead_per_rank"):
+        if len(s[key]) != np:
+            errors.append(f"{where}: {key} has {len(s[key])} entries for {np} ranks")
+    if sum(s["iterations_per_rank"]) != s["iterations"]:
+        errors.append(f"{where}: iterations_per_rank sum to {sum(s['iterations_per_rank'])}, "
+                      f"not {s['iterations']}")
+    if s["chunks"] < min(np, 1) or s["chunks"] > s["iterations"]:
+        errors.append(f"{where}: {s['chunks']} chunks for {s['iterations']} iterations")
+    for k, step in enumerate(s["steps"]):
+        if sum(step.get("iterations_per_rank", [])) != s["loop_iterations"]:
+            errors.append(f"{where}: step {k} ran {sum(step.get('iterations_per_rank', []))} iterations")
+    if s["t_par_s"] < 0:
+        errors.append(f"{where}: negative t_par_s")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--np-flag", default="-n")
+    ap.add_argument("--preflag", action="append", default=[], help="an MPIEXEC_PREFLAGS item (repeatable)")
+    ap.add_argument("--postflag", action="append", default=[], help="an MPIEXEC_POSTFLAGS item (repeatable)")
+    ap.add_argument("--exe", required=True)
+    ap.add_argument("--run", action="append", required=True, help="NP[:TECHNIQUE[:MODE]] (repeatable)")
+    ap.add_argument("--timeout", type=float, default=100.0, help="seconds per run")
+    ap.add_argument("--expect-exit", type=int, default=0)
+    ap.add_argument("--expect-stderr", default=None, help="regex that stderr must match")
+    ap.add_argument("--expect-checksum", default=None)
+    ap.add_argument("--expect-technique", default=None, help="technique the summaries must name")
+    ap.add_argument("--expect-png", default=None, help="a PNG file the runs must leave behind")
+    ap.add_argument("app_args", nargs="*")
+    a = ap.parse_args()
+
+    errors = []
+    checksums = {}
+    for run in a.run:
+        parts = run.split(":")
+        np = int(parts[0])
+        technique = parts[1] if len(parts) > 1 and parts[1] else None
+        mode = parts[2] if len(parts) > 2 and parts[2] else None
+        cmd = [a.mpiexec, a.np_flag, str(np), *a.preflag, a.exe, *a.postflag, *a.app_args]
+        if technique:
+            cmd += ["--technique", technique]
+        if mode:
+            cmd += ["--mode", mode]
+        where = f"[{run}]"
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+        except subprocess.TimeoutExpired:
+            errors.append(f"{where}: timed out after {a.timeout} s: {' '.join(cmd)}")
+            continue
+        lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
+        if p.returncode != a.expect_exit:
+            errors.append(f"{where}: exit code {p.returncode}, expected {a.expect_exit}: {' '.join(cmd)}\n"
+                          f"stderr:\n{p.stderr}")
+            continue
+        if a.expect_exit != 0:
+            if lines:
+                errors.append(f"{where}: a failing run printed a summary")
+            if a.expect_stderr and not re.search(a.expect_stderr, p.stderr):
+                errors.append(f"{where}: stderr does not match {a.expect_stderr!r}:\n{p.stderr}")
+            print(f"{where} exit {p.returncode} as expected: {p.stderr.strip().splitlines()[:1]}")
+            continue
+        if len(lines) != 1:
+            errors.append(f"{where}: {len(lines)} JSON lines on stdout, expected 1:\n{p.stdout}")
+            continue
+        try:
+            s = json.loads(lines[0])
+        except json.JSONDecodeError as e:
+            errors.append(f"{where}: bad JSON ({e}): {lines[0]}")
+            continue
+        check_summary(s, np, technique or a.expect_technique, mode, errors, where)
+        checksums[run] = s.get("checksum")
+        print(f"{where} {s.get('technique')}/{s.get('mode')} ranks={s.get('ranks')} "
+              f"t_par={s.get('t_par_s', 0):.4f}s chunks={s.get('chunks')} checksum={s.get('checksum')}")
+
+    if len(set(checksums.values())) > 1:
+        errors.append("checksums differ: " + ", ".join(f"{k} {v}" for k, v in checksums.items()))
+    if a.expect_png:
+        try:
+            with open(a.expect_png, "rb") as f:
+                if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                    errors.append(f"{a.expect_png} is not a PNG file")
+        except OSError as e:
+            errors.append(f"no image: {e}")
+    if a.expect_checksum and any(v != a.expect_checksum for v in checksums.values()):
+        errors.append(f"expected checksum {a.expect_checksum}")
+    for e in errors:
+        print("FAIL " + e, file=sys.stderr)
+    print(f"check_app: {len(a.run)} runs, " + (f"{len(errors)} problems" if errors else "all good"))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+// Runs an app's loop for K time steps with lb4mpi and collects, per step, the
+// report and the checksum of the results.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "app.hpp"
+#include "lb4mpi/lb4mpi.hpp"
+#include "timing.hpp"
+
+namespace lb4mpi::apps {
+
+struct StepResult {
+  Report report;               ///< lb4mpi's report of the step (on every rank)
+  std::uint64_t checksum = 0;  ///< sum over all iterations of mix_result(i, result_i); valid on rank 0
+  double wall_s = 0.0;         ///< this rank's wall time from the loop start to the report
+};
+
+/// Sum (mod 2^64) of every rank's `local`, on rank 0 (0 elsewhere). Collective.
+std::uint64_t reduce_checksum(MPI_Comm comm, std::uint64_t local);
+
+/// Checks the loop's options against N and the communicator size before any
+/// communication; throws lb4mpi::Error (identical on every rank).
+void validate_loop(const AppContext& ctx, Index n, const Options& opt, int repeat);
+
+/// Runs [0, n) `repeat` times on ctx.comm() with one lb4mpi::Loop (restarted
+/// for each step, so adaptive techniques carry over what they learnt).
+/// `chunk_fn(lb4mpi::Chunk)` runs a chunk and returns the sum of
+/// mix_result(i, result_i) over its iterations. Collective.
+template <class ChunkFn>
+std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, int repeat, ChunkFn&& chunk_fn) {
+  validate_loop(ctx, n, opt, repeat);
+  ctx.start_communicating();
+  std::vector<StepResult> steps;
+  steps.reserve(static_cast<std::size_t>(repeat));
+  auto start = SteadyClock::now();
+  Loop loop(ctx.comm(), 0, n, opt);
+  for (int s = 0; s < repeat; ++s) {
+    if (s > 0) {
+      start = SteadyClock::now();
+      loop.restart(0, n);
+    }
+    std::uint64_t local = 0;
+    while (auto c = loop.next()) local += chunk_fn(*c);
+    StepResult r;
+    r.report = loop.finish();
+    r.wall_s = seconds_since(start);
+    r.checksum = reduce_checksum(ctx.comm(), local);
+    steps.push_back(std::move(r));
+  }
+  return steps;
+}
+
+}  // namespace lb4mpi::apps

@@ -1,0 +1,22 @@
+# cmake -DCMD="a|b|c" -DEXPECT_CODE=2 -DEXPECT_TEXT=... -DEXPECT_COUNT=n -P ExpectFailure.cmake
+# Runs CMD; passes when it exits with EXPECT_CODE (or any non-zero code when
+# EXPECT_CODE is unset) and its output contains EXPECT_TEXT at least
+# EXPECT_COUNT times (default 1), e.g. once per rank.
+string(REPLACE "|" ";" CMD "${CMD}")
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+set(all "${out}${err}")
+message("${all}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "expected a failure, the command succeeded")
+endif()
+if(DEFINED EXPECT_CODE AND NOT rc EQUAL EXPECT_CODE)
+  message(FATAL_ERROR "expected exit code ${EXPECT_CODE}, got '${rc}'")
+endif()
+if(NOT DEFINED EXPECT_COUNT)
+  set(EXPECT_COUNT 1)
+endif()
+string(REGEX MATCHALL "${EXPECT_TEXT}" hits "${all}")
+list(LENGTH hits n)
+if(n LESS EXPECT_COUNT)
+  message(FATAL_ERROR "expected '${EXPECT_TEXT}' ${EXPECT_COUNT} times in the output, found ${n}")
+endif()

@@ -1,0 +1,70 @@
+// lb4mpi: dynamic loop self-scheduling across the ranks of an MPI job.
+//
+//   lb4mpi::Options opt = lb4mpi::Options::from_env();
+//   lb4mpi::Report r = lb4mpi::parallel_for(MPI_COMM_WORLD, 0, n, opt,
+//       [&](lb4mpi::Chunk c) { for (auto i = c.begin; i < c.end(); ++i) work(i); });
+//
+// Every rank of the communicator calls it with the same range and options.
+// The body sees disjoint chunks; together, on all ranks, they cover [first, last)
+// exactly once. The report is returned on every rank.
+#pragma once
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "lb4mpi/options.hpp"
+#include "lb4mpi/report.hpp"
+#include "lb4mpi/techniques/technique.hpp"
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi {
+
+class Executor;  // runtime internals
+
+/// A loop in flight on this rank: the start-chunk / end-chunk form.
+///
+///   lb4mpi::Loop loop(comm, first, last, opt);     // collective
+///   while (auto c = loop.next()) { work(*c); }     // next() also ends the previous chunk
+///   lb4mpi::Report r = loop.finish();              // collective
+///
+/// Constructing it is collective over `comm`; bad input throws lb4mpi::Error
+/// on every rank. The same Loop can be restarted for the next time step
+/// (adaptive techniques keep what they learned, AWF updates its weights).
+class Loop {
+ public:
+  Loop(MPI_Comm comm, Index first, Index last, const Options& options);
+  ~Loop();
+  Loop(Loop&&) noexcept;
+  Loop& operator=(Loop&&) noexcept;
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  /// The next piece of work for this rank, nullopt when the loop has none
+  /// left for it. Ends the previous piece (its time counts as work time).
+  std::optional<Chunk> next();
+  /// Marks the current piece finished without asking for another one
+  /// (optional: next() does it too). Used by the C API's DLS_EndChunk.
+  void end_chunk();
+  /// Collective: waits for all ranks, gathers the report on every rank.
+  Report finish();
+  /// Collective: the next execution of the same loop, possibly another range.
+  void restart(Index first, Index last);
+
+  [[nodiscard]] const Options& options() const;
+
+ private:
+  std::unique_ptr<Executor> exec_;
+};
+
+/// One-call form: runs `body(Chunk)` on this rank's chunks until the loop is
+/// done; collective; returns the report on every rank.
+template <class Body>
+Report parallel_for(MPI_Comm comm, Index first, Index last, const Options& options, Body&& body) {
+  Loop loop(comm, first, last, options);
+  while (auto c = loop.next()) std::forward<Body>(body)(*c);
+  return loop.finish();
+}
+
+}  // namespace lb4mpi

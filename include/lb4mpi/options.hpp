@@ -1,0 +1,55 @@
+// Run-time options of a scheduled loop: technique, execution model, tuning.
+// Set them in code or read them from the environment (Options::from_env).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lb4mpi/techniques/params.hpp"
+#include "lb4mpi/techniques/technique.hpp"
+
+namespace lb4mpi {
+
+/// Execution model of the chunk calculation.
+enum class Mode : std::uint8_t {
+  Centralized,     ///< CCA: the coordinator computes and assigns every chunk (and computes too)
+  Distributed,     ///< DCA, two-sided: the coordinator only serializes the assignment
+  DistributedRMA,  ///< DCA, MPI-3 one-sided: assignment by atomics on the coordinator's window
+};
+std::string_view name(Mode m);
+/// "centralized"|"cca", "distributed"|"dca", "distributed-rma"|"dca-rma" (case-insensitive).
+Mode parse_mode(std::string_view text);
+
+struct Options {
+  Technique technique = Technique::FAC2;
+  Mode mode = Mode::Centralized;
+  TechniqueParams params;
+  /// Coordinator: iterations it executes between checks for requests.
+  /// < 0: automatic, max(1, ceil(chunk / P) / 4) as in the original LB4MPI.
+  int break_after = -1;
+  /// Worker: iterations left in its chunk when it asks for the next one, so
+  /// the request overlaps its computation. < 0: automatic, 15% of the chunk.
+  int request_when = -1;
+  /// Rank that holds the scheduling state.
+  int coordinator = 0;
+  /// Delay injected into every chunk calculation [microseconds] (`001` §6).
+  double inject_delay_us = 0.0;
+  /// Ranks the delay applies to; empty = all ranks.
+  std::vector<int> delay_ranks;
+
+  /// Options from the environment, on top of the defaults:
+  ///   LB4MPI_SCHEDULING      technique name or `000` Table 4.1 id
+  ///   LB4MPI_MODE            centralized|cca|distributed|dca|distributed-rma|dca-rma
+  ///   LB4MPI_MIN_CHUNK, LB4MPI_MAX_CHUNK, LB4MPI_BREAK_AFTER, LB4MPI_REQUEST_WHEN,
+  ///   LB4MPI_H, LB4MPI_SIGMA, LB4MPI_MU, LB4MPI_ALPHA, LB4MPI_FISS_B,
+  ///   LB4MPI_VISS_X, LB4MPI_PLS_SWR, LB4MPI_RND_BOUNDS (unit|paper004),
+  ///   LB4MPI_SEED, LB4MPI_WEIGHTS (comma-separated), LB4MPI_INJECT_DELAY_US,
+  ///   LB4MPI_DELAY_RANKS (comma-separated).
+  /// Throws lb4mpi::Error naming the variable and the valid choices.
+  static Options from_env();
+  /// Same, applied on top of `base`.
+  static Options from_env(Options base);
+};
+
+}  // namespace lb4mpi

@@ -1,0 +1,126 @@
+// Chunk calculation for one loop: the recursive form (a coordinator hands out
+// chunks one by one, in step order) and the closed form (any rank computes
+// the size of step i from i alone, for DCA). Pure C++, no MPI.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "lb4mpi/techniques/params.hpp"
+#include "lb4mpi/techniques/perf_stats.hpp"
+#include "lb4mpi/techniques/technique.hpp"
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi {
+
+/// What a rule sees when asked for the size of the next chunk.
+struct StepContext {
+  Index step = 0;          ///< scheduling step i, 0-based
+  Index remaining = 0;     ///< R_i: iterations not yet scheduled (> 0)
+  int rank = 0;            ///< the rank that will execute the chunk
+  const PerfTable* perf = nullptr;  ///< per-rank statistics (adaptive rules)
+};
+
+/// One technique's chunk-size rule for one loop. Implementations live in
+/// src/techniques/, one small unit per technique, with the paper's equation
+/// cited. Sizes returned here are raw: ChunkCalculator applies the minimum
+/// and maximum chunk and clips to the remaining iterations.
+class ChunkRule {
+ public:
+  virtual ~ChunkRule() = default;
+  /// Recursive form: size of the chunk of step ctx.step. Called once per step,
+  /// in step order; may update the rule's own state (batch, previous size).
+  virtual Index next(const StepContext& ctx) = 0;
+  /// Closed form: size of step `step` from the step index alone. Only called
+  /// when info(technique).has_closed_form; const and thread-safe.
+  [[nodiscard]] virtual Index closed(Index step) const;
+  /// Start of a new execution of the same loop (a time step): AWF updates
+  /// its weights here; stateful rules restart their sequence.
+  virtual void restart() {}
+};
+
+/// Creates the rule of `t` for `shape` (params must be valid).
+std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const TechniqueParams& params);
+
+/// Which of the two forms to use.
+enum class Form : std::uint8_t { Recursive, Closed };
+
+/// The chunk calculation of one loop: a rule plus the bookkeeping every
+/// technique shares (step counter, remaining iterations, min/max chunk).
+class ChunkCalculator {
+ public:
+  /// Validates the parameters (throws lb4mpi::Error).
+  ChunkCalculator(Technique t, LoopShape shape, TechniqueParams params);
+
+  /// Recursive form: the next chunk for `rank`; nullopt once all N
+  /// iterations are scheduled. Chunks are contiguous from iteration 0.
+  std::optional<Chunk> next(int rank);
+  /// Size of step `step` by the closed form, bounded by min/max chunk, not
+  /// yet clipped to the remaining iterations. Throws lb4mpi::Error if the
+  /// technique has no closed form.
+  [[nodiscard]] Index closed_size(Index step) const;
+  /// Closed form with assignment: the chunk of step `step` given that
+  /// `scheduled` iterations were already handed out (size clipped to the rest).
+  [[nodiscard]] std::optional<Chunk> closed_chunk(Index step, Index scheduled) const;
+
+  /// Adaptive feedback from an executed chunk (any technique may be fed;
+  /// AWF-D/E use its elapsed time for the weights, AWF only mu/sigma, see
+  /// restart()). Throws lb4mpi::Error for a rank outside [0, P).
+  void record(const ChunkTiming& timing);
+  /// AWF: one rank's totals over a whole execution of the loop (time step),
+  /// called for every rank before restart(); the weights change at restart.
+  /// Ranks that did not get one are measured from their recorded chunks
+  /// (iterations and work time of this execution) at restart().
+  void record_time_step(int rank, Index iterations, double work_time);
+  /// Starts the next execution of the same loop (time step): resets the
+  /// step counter and remaining iterations, keeps what adaptive rules learned.
+  /// AWF: the next execution uses the weights of all time steps so far
+  /// (time step k weighs k, `003` Appendix B).
+  void restart();
+
+  [[nodiscard]] Technique technique() const { return technique_; }
+  [[nodiscard]] LoopShape shape() const { return shape_; }
+  [[nodiscard]] const TechniqueParams& params() const { return params_; }
+  [[nodiscard]] Index step() const { return step_; }
+  [[nodiscard]] Index scheduled() const { return scheduled_; }
+  [[nodiscard]] Index remaining() const { return shape_.n - scheduled_; }
+  [[nodiscard]] const PerfTable& perf() const { return perf_; }
+
+ private:
+  [[nodiscard]] Index bound(Index raw) const;
+
+  Technique technique_;
+  LoopShape shape_;
+  TechniqueParams params_;
+  std::unique_ptr<ChunkRule> rule_;
+  PerfTable perf_;
+  Index step_ = 0;
+  Index scheduled_ = 0;
+};
+
+/// Runs the whole recursive or closed sequence for ranks of equal speed
+/// (adaptive techniques see every chunk take `iteration_time` per iteration;
+/// ranks ask in the order they become free, ties by the lowest rank, and
+/// every finished chunk is fed to ChunkCalculator::record). The closed form
+/// takes steps 0, 1, 2, ... with closed_chunk (throws lb4mpi::Error if the
+/// technique has none). One execution of the loop. Used by the explorer,
+/// the tests and the benchmarks.
+std::vector<Chunk> simulate_chunks(Technique t, LoopShape shape, const TechniqueParams& params,
+                                   Form form, double iteration_time = 1e-6);
+
+/// How for_each_simulated_chunk models the ranks.
+struct SimulationSetup {
+  double iteration_time = 1e-6;  ///< seconds per iteration on a rank of slowdown 1
+  std::vector<double> slowdown;  ///< per-rank factor on iteration_time; empty = all 1
+};
+
+/// Streaming form of simulate_chunks (nothing is stored, for huge N), with
+/// ranks of different speeds: calls sink(chunk, rank) for every chunk in
+/// step order. Throws lb4mpi::Error for invalid parameters or a slowdown
+/// vector that is not empty or P positive finite factors.
+void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params, Form form,
+                              const SimulationSetup& setup,
+                              const std::function<void(const Chunk& chunk, int rank)>& sink);
+
+}  // namespace lb4mpi

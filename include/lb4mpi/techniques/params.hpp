@@ -1,0 +1,44 @@
+// Parameters of the chunk-size techniques. Defaults are the values `001`
+// used for its Table 2 (N = 1000, P = 4). Pure C++, no MPI.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "lb4mpi/techniques/technique.hpp"
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi {
+
+/// Bounds of RND's uniform chunk-size draw.
+enum class RndBounds : std::uint8_t {
+  Unit,      ///< [1, N/P]            (`001` Eq. 12, the default)
+  Paper004,  ///< [N/(100P), N/(2P)]  (`004` and the original RND proposal)
+};
+
+struct TechniqueParams {
+  Index min_chunk = 1;   ///< every chunk but the last has at least this size
+  Index max_chunk = 0;   ///< 0: no cap (AF: ceil(N/(2P)) unless set)
+  double h = 0.013716;   ///< FSC: scheduling overhead of one chunk [s]
+  double sigma = 0.0605; ///< FSC, TAP, FAC: std. deviation of an iteration's time [s]
+  double mu = 0.1;       ///< TAP, FAC: mean of an iteration's time [s]
+  double alpha = 0.0005; ///< TAP: the confidence factor v_alpha = alpha*sigma/mu
+  int fiss_batches = 3;  ///< FISS: B, the number of batches (>= 2)
+  double viss_x = 4.0;   ///< VISS: X, first chunk N/(X*P) (> 0)
+  double pls_swr = 0.7;  ///< PLS: static workload ratio in [0, 1]
+  RndBounds rnd_bounds = RndBounds::Unit;
+  std::uint64_t seed = 1;       ///< RND: the draw is a function of (seed, step)
+  std::vector<double> weights;  ///< WF (and AWF's start): one positive weight per rank; empty = all 1
+
+  /// Throws lb4mpi::Error saying what is wrong (e.g. "FISS needs
+  /// fiss_batches >= 2, got 1"). Only the parameters `t` uses are checked,
+  /// plus N >= 0, P >= 1 and the chunk bounds.
+  void validate(Technique t, Index n, int p) const;
+};
+
+/// The shape of one loop: N iterations over P ranks.
+struct LoopShape {
+  Index n = 0;
+  int p = 1;
+};
+
+}  // namespace lb4mpi

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian (12, bookworm) packages lb4mpi needs to build, test and
+# run its demos. Idempotent: when everything is installed it only checks.
+#   bash scripts/deps.sh
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config git
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libopenmpi-dev openmpi-bin
+  mpich libmpich-dev
+  python3 python3-matplotlib
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "deps: all ${#PACKAGES[@]} Debian packages are installed"
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "deps: not root and sudo is not available; install as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  SUDO=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+echo "deps: done"

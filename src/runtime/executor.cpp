@@ -1,0 +1,182 @@
+#include "runtime/executor.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "lb4mpi/techniques/chunk_calculator.hpp"
+#include "runtime/centralized.hpp"
+#include "runtime/distributed.hpp"
+#include "runtime/rma.hpp"
+#include "runtime/clock.hpp"
+#include "runtime/mpi_util.hpp"
+
+namespace lb4mpi {
+
+using detail::check_mpi;
+using detail::now;
+
+Executor::Executor(MPI_Comm comm, Index first, Index last, const Options& options)
+    : comm_(detail::private_comm(comm)), options_(options), first_(first), n_(last - first) {
+  check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+}
+
+namespace {
+
+std::string validate(const Options& o, Index first, Index last, int size) {
+  try {
+    if (last < first) {
+      throw Error("lb4mpi: invalid loop range [" + std::to_string(first) + ", " + std::to_string(last) +
+                  "): first must not exceed last");
+    }
+    if (o.coordinator < 0 || o.coordinator >= size) {
+      throw Error("lb4mpi: coordinator rank " + std::to_string(o.coordinator) +
+                  " is outside the communicator (valid: 0.." + std::to_string(size - 1) + ")");
+    }
+    if (!(o.inject_delay_us >= 0.0)) {
+      throw Error("lb4mpi: inject_delay_us must be >= 0, got " + std::to_string(o.inject_delay_us));
+    }
+    for (int r : o.delay_ranks) {
+      if (r < 0 || r >= size) {
+        throw Error("lb4mpi: delay rank " + std::to_string(r) + " is outside the communicator (valid: 0.." +
+                    std::to_string(size - 1) + ")");
+      }
+    }
+    o.params.validate(o.technique, last - first, size);
+    if (o.mode != Mode::Centralized && !info(o.technique).has_closed_form) {
+      std::string closed;
+      for (const auto& t : all_techniques()) {
+        if (t.has_closed_form) closed += (closed.empty() ? "" : ", ") + std::string(t.name);
+      }
+      throw Error("lb4mpi: technique " + std::string(name(o.technique)) + " has no closed form, so mode '" +
+                  std::string(name(o.mode)) + "' cannot run it yet; use mode centralized, or one of: " + closed);
+    }
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+std::uint64_t hash_of(const Options& o, Index first, Index last) {
+  detail::Hasher h;
+  const auto& p = o.params;
+  h.add(first).add(last).add(o.technique).add(o.mode).add(o.coordinator).add(o.break_after)
+      .add(o.request_when).add(p.min_chunk).add(p.max_chunk).add(p.h).add(p.sigma).add(p.mu)
+      .add(p.alpha).add(p.fiss_batches).add(p.viss_x).add(p.pls_swr).add(p.rnd_bounds).add(p.seed);
+  for (double w : p.weights) h.add(w);
+  return h.value();
+}
+
+}  // namespace
+
+void Executor::start(Index first, Index last) {
+  detail::agree(comm_, validate(options_, first, last, size_), hash_of(options_, first, last));
+  first_ = first;
+  n_ = last - first;
+  mine_ = RankReport{};
+  piece_.reset();
+  drained_ = false;
+  dropped_ = 0;
+  exit_time_ = 0.0;
+  delayed_ = options_.inject_delay_us > 0.0 &&
+             (options_.delay_ranks.empty() ||
+              std::find(options_.delay_ranks.begin(), options_.delay_ranks.end(), rank_) !=
+                  options_.delay_ranks.end());
+  t_start_ = now();
+  on_start();
+}
+
+void Executor::inject_delay() const {
+  if (delayed_) detail::spin_for_us(options_.inject_delay_us);
+}
+
+void Executor::close_piece() {
+  if (!piece_) return;
+  const double t = now();
+  const double work = t - t_piece_;
+  const Chunk piece = *piece_;
+  piece_.reset();
+  mine_.work_time += work;
+  mine_.iterations += piece.size;
+  mine_.finish_time = t - t_start_;
+  piece_done(piece, work);
+}
+
+void Executor::end_chunk() { close_piece(); }
+
+std::optional<Chunk> Executor::next() {
+  close_piece();
+  if (drained_) return std::nullopt;
+  const double t0 = now();
+  std::optional<Chunk> c = acquire();
+  const double t1 = now();
+  mine_.overhead += t1 - t0;
+  if (!c) {
+    drained_ = true;
+    exit_time_ = t1 - t_start_;
+    if (mine_.iterations == 0) mine_.finish_time = exit_time_;
+    return std::nullopt;
+  }
+  piece_ = c;
+  t_piece_ = t1;
+  return Chunk{first_ + c->begin, c->size};
+}
+
+Report Executor::finish() {
+  // A rank that stops early still takes part in the protocol, so that no
+  // other rank hangs; the iterations it dropped are reported as an error.
+  while (!drained_) {
+    if (auto c = next()) dropped_ += c->size;
+  }
+  struct Row {
+    RankReport r;
+    double exit;
+  };
+  Row row{mine_, exit_time_};
+  std::vector<Row> rows(static_cast<std::size_t>(size_));
+  check_mpi(MPI_Allgather(&row, sizeof(Row), MPI_BYTE, rows.data(), sizeof(Row), MPI_BYTE, comm_),
+            "MPI_Allgather");
+  Report report;
+  report.technique = options_.technique;
+  report.mode = options_.mode;
+  report.first = first_;
+  report.last = first_ + n_;
+  report.ranks.reserve(rows.size());
+  for (const Row& x : rows) {
+    report.ranks.push_back(x.r);
+    report.t_par = std::max(report.t_par, x.exit);
+  }
+  on_finish(report);
+  if (dropped_ > 0) {
+    throw Error("lb4mpi: finish() was called on rank " + std::to_string(rank_) + " before next() returned no chunk; " +
+                std::to_string(dropped_) + " iterations handed to it were not executed");
+  }
+  return report;
+}
+
+void Executor::restart(Index first, Index last) {
+  if (!drained_) {
+    throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");
+  }
+  ++epoch_;
+  start(first, last);
+}
+
+std::unique_ptr<Executor> make_executor(MPI_Comm comm, Index first, Index last, const Options& options) {
+  std::unique_ptr<Executor> e;
+  switch (options.mode) {
+    case Mode::Centralized:
+      e = std::make_unique<CentralizedExecutor>(comm, first, last, options);
+      break;
+    case Mode::Distributed:
+      e = std::make_unique<DistributedExecutor>(comm, first, last, options);
+      break;
+    case Mode::DistributedRMA:
+      e = std::make_unique<RmaExecutor>(comm, first, last, options);
+      break;
+  }
+  e->start(first, last);
+  return e;
+}
+
+}  // namespace lb4mpi

@@ -1,0 +1,82 @@
+// The narrow interface every execution model implements ("give me my next
+// piece of loop L", "I finished it", "the loop is over"), and the
+// bookkeeping they share: timing, report gathering, the start agreement.
+#pragma once
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lb4mpi/options.hpp"
+#include "lb4mpi/report.hpp"
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi {
+
+class Executor {
+ public:
+  Executor(MPI_Comm comm, Index first, Index last, const Options& options);
+  virtual ~Executor() = default;
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  /// Next piece for this rank (ends the previous one), nullopt when done.
+  std::optional<Chunk> next();
+  /// Ends the current piece (its time counts as work).
+  void end_chunk();
+  /// Collective: drains, gathers and returns the report on every rank.
+  Report finish();
+  /// Collective: next execution of the same loop over [first, last).
+  void restart(Index first, Index last);
+
+  [[nodiscard]] const Options& options() const { return options_; }
+
+  /// Collective: validates, agrees with all ranks, starts the execution.
+  /// Called by make_executor() and restart(); throws lb4mpi::Error on every rank.
+  void start(Index first, Index last);
+
+ protected:
+  /// Execution-model specific: the next piece (0-based iteration indices,
+  /// relative to first) or nullopt. Time spent here counts as overhead.
+  virtual std::optional<Chunk> acquire() = 0;
+  /// Called when the rank's current piece has ended (work accounting done).
+  virtual void piece_done(const Chunk& piece, double work_time) = 0;
+  /// Called after every rank drained, before the report is gathered.
+  virtual void on_finish(const Report& report) = 0;
+  /// Starts an execution (after the agreement; first_, n_, epoch_ are set):
+  /// e.g. the coordinator's initial sends. Called again for every restart().
+  virtual void on_start() = 0;
+
+  /// Delay injection on this rank's chunk calculations, if configured.
+  void inject_delay() const;
+  /// Counts a newly received chunk (not a sub-piece) in the report.
+  void count_chunk() { ++mine_.chunks; }
+  /// Adds coordinator serve time.
+  void add_serve_time(double s) { mine_.serve_time += s; }
+
+  MPI_Comm comm_;  ///< lb4mpi's private duplicate of the user's communicator
+  int rank_ = 0;
+  int size_ = 1;
+  Options options_;
+  Index first_ = 0;
+  Index n_ = 0;
+  int epoch_ = 0;  ///< executions of this loop so far (messages carry it)
+
+ private:
+  void close_piece();
+
+  RankReport mine_;
+  double t_start_ = 0.0;
+  double t_piece_ = 0.0;
+  double exit_time_ = 0.0;
+  std::optional<Chunk> piece_;
+  bool drained_ = false;
+  bool delayed_ = false;
+  Index dropped_ = 0;
+};
+
+/// Creates the executor of options.mode (collective over comm).
+std::unique_ptr<Executor> make_executor(MPI_Comm comm, Index first, Index last, const Options& options);
+
+}  // namespace lb4mpi

@@ -1,0 +1,85 @@
+#include "runtime/mpi_util.hpp"
+
+#include <climits>
+#include <vector>
+
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi::detail {
+
+void check_mpi(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(std::string("lb4mpi: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+}
+
+namespace {
+
+int delete_private(MPI_Comm, int, void* value, void*) {
+  auto* dup = static_cast<MPI_Comm*>(value);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Comm_free(dup);
+  delete dup;
+  return MPI_SUCCESS;
+}
+
+int keyval() {
+  static int key = [] {
+    int k = MPI_KEYVAL_INVALID;
+    check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_private, &k, nullptr),
+              "MPI_Comm_create_keyval");
+    return k;
+  }();
+  return key;
+}
+
+}  // namespace
+
+MPI_Comm private_comm(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) throw Error("lb4mpi: the communicator is MPI_COMM_NULL");
+  void* value = nullptr;
+  int found = 0;
+  check_mpi(MPI_Comm_get_attr(comm, keyval(), &value, &found), "MPI_Comm_get_attr");
+  if (found != 0) return *static_cast<MPI_Comm*>(value);
+  auto* dup = new MPI_Comm(MPI_COMM_NULL);
+  const int rc = MPI_Comm_dup(comm, dup);
+  if (rc != MPI_SUCCESS) {
+    delete dup;
+    check_mpi(rc, "MPI_Comm_dup");
+  }
+  check_mpi(MPI_Comm_set_attr(comm, keyval(), dup), "MPI_Comm_set_attr");
+  return *dup;
+}
+
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash) {
+  // One allreduce: {failed?, max hash, max of the complemented hash (= -min)}.
+  const std::int64_t h = static_cast<std::int64_t>(hash >> 1);
+  std::int64_t local[3] = {error.empty() ? 0 : 1, h, -h};
+  std::int64_t global[3] = {0, 0, 0};
+  check_mpi(MPI_Allreduce(local, global, 3, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+  if (global[0] == 0) {
+    if (global[1] != -global[2]) {
+      throw Error(
+          "lb4mpi: the ranks disagree on the loop (range, technique, mode or parameters differ "
+          "between ranks); every rank must start a loop with the same arguments");
+    }
+    return;
+  }
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int mine = error.empty() ? INT_MAX : rank;
+  int first = INT_MAX;
+  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  int len = static_cast<int>(error.size());
+  check_mpi(MPI_Bcast(&len, 1, MPI_INT, first, comm), "MPI_Bcast");
+  std::vector<char> text(error.begin(), error.end());
+  text.resize(static_cast<std::size_t>(len));
+  check_mpi(MPI_Bcast(text.data(), len, MPI_CHAR, first, comm), "MPI_Bcast");
+  // The same text on every rank: the first failing rank's message.
+  throw Error(std::string(text.begin(), text.end()));
+}
+
+}  // namespace lb4mpi::detail

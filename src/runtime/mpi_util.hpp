@@ -1,0 +1,43 @@
+// Small MPI helpers of the runtime: error checks, lb4mpi's private
+// communicator, and the collective agreement every loop starts with.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+namespace lb4mpi::detail {
+
+/// Throws lb4mpi::Error("lb4mpi: <what> failed: <MPI error string>") unless rc == MPI_SUCCESS.
+void check_mpi(int rc, const char* what);
+
+/// lb4mpi's own duplicate of `comm`, created on first use and cached on
+/// `comm` as an attribute (freed with it), so the library's messages never
+/// match the application's and repeated loops do not pay for MPI_Comm_dup.
+MPI_Comm private_comm(MPI_Comm comm);
+
+/// Collective over `comm`: every rank passes its local validation result
+/// (`error` empty when fine) and a hash of the parameters that all ranks
+/// must share. If any rank failed, or the hashes differ, every rank throws
+/// the same lb4mpi::Error (the lowest failing rank's message). Costs one
+/// MPI_Allreduce when all is well.
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash);
+
+/// FNV-1a style accumulation for agree()'s hash.
+class Hasher {
+ public:
+  template <class T>
+  Hasher& add(const T& v) {
+    const auto* p = reinterpret_cast<const unsigned char*>(&v);
+    for (std::size_t i = 0; i < sizeof(T); ++i) {
+      h_ = (h_ ^ p[i]) * 1099511628211ULL;
+    }
+    return *this;
+  }
+  [[nodiscard]] std::uint64_t value() const { return h_; }
+
+ private:
+  std::uint64_t h_ = 1469598103934665603ULL;
+};
+
+}  // namespace lb4mpi::detail

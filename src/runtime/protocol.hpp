@@ -1,0 +1,34 @@
+// Messages of the two-sided protocols (sent as MPI_BYTE: the ranks of one
+// job share one architecture). Every message carries the loop execution's
+// epoch so that a stray message is detected, not silently executed.
+#pragma once
+#include <cstdint>
+
+namespace lb4mpi::detail {
+
+enum Tag : int {
+  kTagRequest = 4101,  ///< worker -> coordinator: "give me work", with its measurements
+  kTagWork = 4102,     ///< coordinator -> worker: a chunk, or size 0 = no more work
+};
+
+enum RequestKind : std::int32_t {
+  kAsk = 0,   ///< wants a reply (a chunk, a step, or "no more work")
+  kDone = 1,  ///< DCA: "my last step was past the end", no reply
+};
+
+struct RequestMsg {
+  std::int32_t epoch = 0;
+  std::int32_t kind = kAsk;
+  std::int64_t done = 0;   ///< iterations executed since the previous request
+  double work = 0.0;       ///< seconds of work for them
+  double elapsed = 0.0;    ///< seconds since the previous request was sent
+};
+
+struct WorkMsg {
+  std::int32_t epoch = 0;
+  std::int32_t reserved = 0;
+  std::int64_t begin = 0;  ///< CCA: chunk start, 0-based within the loop; DCA: the step index
+  std::int64_t size = 0;   ///< CCA: chunk size, 0 = no more work; DCA: 1 = a step, 0 = none
+};
+
+}  // namespace lb4mpi::detail

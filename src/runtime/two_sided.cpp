@@ -1,0 +1,249 @@
+#include "runtime/two_sided.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/clock.hpp"
+#include "runtime/mpi_util.hpp"
+
+namespace lb4mpi {
+
+using detail::check_mpi;
+using detail::now;
+
+TwoSidedExecutor::TwoSidedExecutor(MPI_Comm comm, Index first, Index last, const Options& options)
+    : Executor(comm, first, last, options) {}
+
+TwoSidedExecutor::~TwoSidedExecutor() { cancel_pending(); }
+
+void TwoSidedExecutor::cancel_pending() {
+  // Only reached when a loop is abandoned (an exception unwound past it).
+  for (MPI_Request* r : {&request_recv_, &reply_recv_}) {
+    if (*r != MPI_REQUEST_NULL) {
+      MPI_Cancel(r);
+      MPI_Request_free(r);
+    }
+  }
+  if (request_send_ != MPI_REQUEST_NULL) MPI_Request_free(&request_send_);
+}
+
+void TwoSidedExecutor::post_receive() {
+  check_mpi(MPI_Irecv(&incoming_, sizeof incoming_, MPI_BYTE, MPI_ANY_SOURCE, detail::kTagRequest, comm_,
+                      &request_recv_),
+            "MPI_Irecv");
+}
+
+void TwoSidedExecutor::on_start() {
+  pos_ = end_ = 0;
+  meas_done_ = 0;
+  meas_work_ = 0.0;
+  meas_since_ = now();
+  outstanding_ = ended_ = static_done_ = false;
+  if (options_.technique == Technique::STATIC) return;  // no messages at all
+  prepare();
+
+  if (is_coordinator()) {
+    coordinator_start();
+    pending_workers_ = size_ - 1;
+    // Initial work for every worker, in rank order, so nobody starts with a request.
+    for (int w = 0; w < size_; ++w) {
+      if (w == rank_) continue;
+      bool ended = false;
+      detail::WorkMsg msg = answer(w, detail::RequestMsg{}, ended);
+      msg.epoch = epoch_;
+      if (ended && !workers_announce_end()) --pending_workers_;
+      check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, w, detail::kTagWork, comm_), "MPI_Send");
+    }
+    if (pending_workers_ > 0) post_receive();
+  } else {
+    // The coordinator sends the first piece of work unasked.
+    check_mpi(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, options_.coordinator, detail::kTagWork, comm_,
+                        &reply_recv_),
+              "MPI_Irecv");
+    outstanding_ = true;
+  }
+}
+
+std::optional<Chunk> TwoSidedExecutor::acquire() {
+  if (options_.technique == Technique::STATIC) return acquire_static();
+  return is_coordinator() ? acquire_coordinator() : acquire_worker();
+}
+
+// ---------------------------------------------------------------- STATIC
+
+std::optional<Chunk> TwoSidedExecutor::acquire_static() {
+  if (static_done_) return std::nullopt;
+  static_done_ = true;
+  // Block `rank_` of the balanced partition (`001` Eq. 1) — the size the
+  // STATIC rule gives step `rank_` — computed by every rank for itself.
+  inject_delay();
+  const Index q = n_ / size_;
+  const Index r = n_ % size_;
+  const Index begin = rank_ * q + std::min<Index>(rank_, r);
+  const Index size = q + (rank_ < r ? 1 : 0);
+  if (size == 0) return std::nullopt;
+  count_chunk();
+  return Chunk{begin, size};
+}
+
+// ---------------------------------------------------------- coordinator
+
+void TwoSidedExecutor::handle(int source) {
+  const detail::RequestMsg request = incoming_;
+  if (request.epoch != epoch_) {
+    throw Error("lb4mpi: internal error: a request of execution " + std::to_string(request.epoch) +
+                " arrived during execution " + std::to_string(epoch_));
+  }
+  if (request.done > 0) learn(ChunkTiming{source, request.done, request.work, request.elapsed});
+  if (request.kind == detail::kDone) {
+    --pending_workers_;
+  } else {
+    bool ended = false;
+    detail::WorkMsg msg = answer(source, request, ended);
+    msg.epoch = epoch_;
+    if (ended && !workers_announce_end()) --pending_workers_;
+    // The worker posted its receive before asking, so this send completes.
+    check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, source, detail::kTagWork, comm_), "MPI_Send");
+  }
+  if (pending_workers_ > 0) post_receive();
+}
+
+void TwoSidedExecutor::serve_available() {
+  while (pending_workers_ > 0) {
+    int flag = 0;
+    MPI_Status st;
+    check_mpi(MPI_Test(&request_recv_, &flag, &st), "MPI_Test");
+    if (flag == 0) return;
+    handle(st.MPI_SOURCE);
+  }
+}
+
+void TwoSidedExecutor::serve_blocking() {
+  while (pending_workers_ > 0) {
+    MPI_Status st;
+    check_mpi(MPI_Wait(&request_recv_, &st), "MPI_Wait");
+    handle(st.MPI_SOURCE);
+  }
+}
+
+std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
+  const double t0 = now();
+  serve_available();
+  add_serve_time(now() - t0);
+  for (;;) {
+    if (pos_ < end_) {
+      const Index k = std::min(piece_limit_, end_ - pos_);
+      const Chunk piece{pos_, k};
+      pos_ += k;
+      return piece;
+    }
+    if (meas_done_ > 0) {  // its own chunk is finished: learn from it
+      learn(ChunkTiming{rank_, meas_done_, meas_work_, now() - meas_since_});
+      meas_done_ = 0;
+      meas_work_ = 0.0;
+    }
+    meas_since_ = now();
+    if (const std::optional<Chunk> c = own_next()) {
+      pos_ = c->begin;
+      end_ = c->end();
+      count_chunk();
+      // breakAfter: automatic = max(1, ceil(chunk / P) / 4), as the original.
+      piece_limit_ = options_.break_after >= 0 ? std::max<Index>(1, options_.break_after)
+                                               : std::max<Index>(1, ((c->size + size_ - 1) / size_) / 4);
+      continue;
+    }
+    const double t1 = now();
+    serve_blocking();
+    add_serve_time(now() - t1);
+    return std::nullopt;
+  }
+}
+
+// ---------------------------------------------------------------- worker
+
+void TwoSidedExecutor::send_request() {
+  if (request_send_ != MPI_REQUEST_NULL) {
+    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+  }
+  const double t = now();
+  outgoing_.epoch = epoch_;
+  outgoing_.kind = detail::kAsk;
+  outgoing_.done = meas_done_;
+  outgoing_.work = meas_work_;
+  outgoing_.elapsed = t - meas_since_;
+  meas_done_ = 0;
+  meas_work_ = 0.0;
+  meas_since_ = t;
+  // Post the receive of the reply before asking for it.
+  check_mpi(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, options_.coordinator, detail::kTagWork, comm_,
+                      &reply_recv_),
+            "MPI_Irecv");
+  check_mpi(MPI_Isend(&outgoing_, sizeof outgoing_, MPI_BYTE, options_.coordinator, detail::kTagRequest, comm_,
+                      &request_send_),
+            "MPI_Isend");
+  outstanding_ = true;
+}
+
+void TwoSidedExecutor::announce_end() {
+  if (request_send_ != MPI_REQUEST_NULL) {
+    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+  }
+  outgoing_.epoch = epoch_;
+  outgoing_.kind = detail::kDone;
+  outgoing_.done = meas_done_;
+  outgoing_.work = meas_work_;
+  outgoing_.elapsed = now() - meas_since_;
+  meas_done_ = 0;
+  meas_work_ = 0.0;
+  check_mpi(MPI_Send(&outgoing_, sizeof outgoing_, MPI_BYTE, options_.coordinator, detail::kTagRequest, comm_),
+            "MPI_Send");
+}
+
+std::optional<Chunk> TwoSidedExecutor::acquire_worker() {
+  for (;;) {
+    if (pos_ < end_) {
+      Index k = end_ - pos_;
+      if (!outstanding_ && !ended_) {
+        // requestWhen: ask for the next chunk before the last `piece_limit_`
+        // iterations, so the reply travels while they execute.
+        if (k <= piece_limit_) {
+          send_request();
+        } else {
+          k -= piece_limit_;
+        }
+      }
+      const Chunk piece{pos_, k};
+      pos_ += k;
+      return piece;
+    }
+    if (ended_) return std::nullopt;
+    if (!outstanding_) send_request();
+    check_mpi(MPI_Wait(&reply_recv_, MPI_STATUS_IGNORE), "MPI_Wait");
+    if (request_send_ != MPI_REQUEST_NULL) {
+      check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+    }
+    outstanding_ = false;
+    if (reply_.epoch != epoch_) {
+      throw Error("lb4mpi: internal error: work of execution " + std::to_string(reply_.epoch) +
+                  " arrived during execution " + std::to_string(epoch_));
+    }
+    const std::optional<Chunk> c = interpret(reply_);
+    if (!c) {
+      ended_ = true;
+      return std::nullopt;
+    }
+    pos_ = c->begin;
+    end_ = c->end();
+    count_chunk();
+    // requestWhen: automatic = 15% of the chunk (at least 1), as the original.
+    piece_limit_ = options_.request_when >= 0 ? static_cast<Index>(options_.request_when)
+                                              : std::max<Index>(1, (15 * c->size) / 100);
+  }
+}
+
+void TwoSidedExecutor::piece_done(const Chunk& piece, double work_time) {
+  meas_done_ += piece.size;
+  meas_work_ += work_time;
+}
+
+}  // namespace lb4mpi

@@ -1,0 +1,51 @@
+// AF: adaptive factoring, `001` Eq. 11. Needs R_i and every rank's mu and
+// sigma, so it has no closed form.
+#include <algorithm>
+#include <cmath>
+
+#include "math.hpp"
+#include "rules.hpp"
+
+namespace lb4mpi::detail {
+namespace {
+
+class AfRule final : public ChunkRule {
+ public:
+  // Without a user maximum, AF caps its chunks at ceil(N/(2P)) as the
+  // original LB4MPI does (early estimates from one chunk are rough).
+  AfRule(LoopShape shape, const TechniqueParams& params)
+      : p_(shape.p),
+        min_chunk_(params.min_chunk),
+        cap_(params.max_chunk > 0 ? kMaxIterations : std::max<Index>(1, ceil_div(shape.n, Index{2} * shape.p))) {}
+
+  // `001` Eq. 11: D = sum_p sigma_p^2/mu_p, E = (sum_p 1/mu_p)^-1,
+  //   K = (D + 2 E R - sqrt(D^2 + 4 D E R)) / (2 mu_r),   chunk floor(K + 0.55).
+  // Evaluated as K = 2 E^2 R^2 / (mu_r (D + 2 E R + sqrt(D^2 + 4 D E R))),
+  // the same value without the cancellation of the difference. D and E come
+  // from the table in O(1). A rank that has not measured a chunk yet gets
+  // min_chunk; ranks without figures count as the slowest measured rank.
+  Index next(const StepContext& ctx) override {
+    const PerfTable* perf = ctx.perf;
+    if (perf == nullptr || perf->ranks() != p_ || !perf->measured(ctx.rank)) return min_chunk_;
+    const double d = perf->sum_sigma2_over_mu();
+    const double e = 1.0 / perf->sum_inv_mu();
+    const double mu = perf->effective_mu(ctx.rank);
+    const double r = static_cast<double>(ctx.remaining);
+    const double er = e * r;
+    const double k = 2.0 * er * er / (mu * (d + 2.0 * er + std::sqrt(d * d + 4.0 * d * er)));
+    return std::min(cap_, round55_to_index(k));
+  }
+
+ private:
+  int p_;
+  Index min_chunk_;
+  Index cap_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChunkRule> make_af(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<AfRule>(shape, params);
+}
+
+}  // namespace lb4mpi::detail

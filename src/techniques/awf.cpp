@@ -1,0 +1,79 @@
+// AWF-B, AWF-C, AWF-D, AWF-E: adaptive weighted factoring with weights learned
+// during the execution (`003` §2.2.2.2 and Appendix B).
+//   B, D: weights fixed per FAC2 batch (recomputed at each batch start);
+//   C, E: weights recomputed at every chunk, chunk base ceil(R_i/(2P)).
+//   B, C measure work time; D, E elapsed time (ChunkCalculator::record).
+#include <algorithm>
+#include <vector>
+
+#include "math.hpp"
+#include "rules.hpp"
+#include "sequences.hpp"
+
+namespace lb4mpi::detail {
+namespace {
+
+// AWF-B / AWF-D.
+class AwfBatchRule final : public ChunkRule {
+ public:
+  AwfBatchRule(LoopShape shape, const TechniqueParams& params)
+      : p_(shape.p), min_chunk_(params.min_chunk), weights_(static_cast<std::size_t>(shape.p), 1.0) {}
+
+  // A rank without a measurement gets min_chunk (the batch is not touched).
+  // Otherwise, at a batch start (previous batch used up) the weights are
+  // recomputed from the table (O(P) once per batch) and c = max(min_chunk,
+  // ceil(R/(2P))); rank r gets max(min_chunk, floor(w_r c + 0.55)).
+  Index next(const StepContext& ctx) override {
+    const PerfTable* perf = ctx.perf;
+    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank)) return min_chunk_;
+    if (batch_.open_if_used_up(ctx.remaining, p_, min_chunk_)) perf->weights_into(weights_);
+    const double w = weights_[static_cast<std::size_t>(ctx.rank)];
+    const Index k = std::max(min_chunk_, round55_to_index(w * static_cast<double>(batch_.chunk())));
+    batch_.consume(k);
+    return k;
+  }
+
+  void restart() override { batch_.reset(); }
+
+ private:
+  int p_;
+  Index min_chunk_;
+  std::vector<double> weights_;
+  Fac2Batch batch_;
+};
+
+// AWF-C / AWF-E.
+class AwfChunkRule final : public ChunkRule {
+ public:
+  AwfChunkRule(LoopShape shape, const TechniqueParams& params) : p_(shape.p), min_chunk_(params.min_chunk) {}
+
+  // A rank without a measurement gets min_chunk; otherwise
+  // max(min_chunk, floor(w_r ceil(R_i/(2P)) + 0.55)) with w_r current (O(1)).
+  Index next(const StepContext& ctx) override {
+    const PerfTable* perf = ctx.perf;
+    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank)) return min_chunk_;
+    const double c = static_cast<double>(fac2_batch_chunk(ctx.remaining, p_));
+    return std::max(min_chunk_, round55_to_index(perf->weight(ctx.rank) * c));
+  }
+
+ private:
+  int p_;
+  Index min_chunk_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChunkRule> make_awf_b(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<AwfBatchRule>(shape, params);
+}
+std::unique_ptr<ChunkRule> make_awf_d(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<AwfBatchRule>(shape, params);
+}
+std::unique_ptr<ChunkRule> make_awf_c(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<AwfChunkRule>(shape, params);
+}
+std::unique_ptr<ChunkRule> make_awf_e(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<AwfChunkRule>(shape, params);
+}
+
+}  // namespace lb4mpi::detail

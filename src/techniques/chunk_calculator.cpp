@@ -1,0 +1,152 @@
+// ChunkCalculator: what every technique shares (min/max chunk, clipping to the
+// remaining iterations, the step counter, feedback), and the simulator.
+#include "lb4mpi/techniques/chunk_calculator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+#include <string>
+#include <utility>
+
+namespace lb4mpi {
+
+Index ChunkRule::closed(Index /*step*/) const {
+  throw Error("this technique has no closed form (no chunk size from the step index alone)");
+}
+
+ChunkCalculator::ChunkCalculator(Technique t, LoopShape shape, TechniqueParams params)
+    : technique_(t), shape_(shape), params_(std::move(params)) {
+  params_.validate(t, shape_.n, shape_.p);
+  rule_ = make_rule(t, shape_, params_);
+  perf_ = PerfTable(shape_.p);
+}
+
+// max(raw, min_chunk), then at most max_chunk when one is set, and >= 1.
+Index ChunkCalculator::bound(Index raw) const {
+  Index size = std::max(raw, params_.min_chunk);
+  if (params_.max_chunk > 0) size = std::min(size, params_.max_chunk);
+  return std::max<Index>(size, 1);
+}
+
+std::optional<Chunk> ChunkCalculator::next(int rank) {
+  const Index left = remaining();
+  if (left <= 0) return std::nullopt;
+  if (rank < 0 || rank >= shape_.p) {
+    throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(shape_.p) + ")");
+  }
+  const StepContext ctx{step_, left, rank, &perf_};
+  const Index size = std::min(bound(rule_->next(ctx)), left);
+  const Chunk chunk{scheduled_, size};
+  scheduled_ += size;
+  ++step_;
+  return chunk;
+}
+
+Index ChunkCalculator::closed_size(Index step) const {
+  if (!info(technique_).has_closed_form) {
+    throw Error(std::string(name(technique_)) +
+                " has no closed form (its chunk sizes depend on run-time measurements or on which rank asks); "
+                "use the recursive form");
+  }
+  if (step < 0) throw Error("step must be >= 0, got " + std::to_string(step));
+  return bound(rule_->closed(step));
+}
+
+std::optional<Chunk> ChunkCalculator::closed_chunk(Index step, Index scheduled) const {
+  const Index size = closed_size(step);
+  if (scheduled < 0 || scheduled >= shape_.n) return std::nullopt;
+  return Chunk{scheduled, std::min(size, shape_.n - scheduled)};
+}
+
+void ChunkCalculator::record(const ChunkTiming& timing) {
+  switch (technique_) {
+    case Technique::AWF:  // weights from whole time steps, not from chunks
+      perf_.record_unweighted(timing);
+      break;
+    case Technique::AWF_D:
+    case Technique::AWF_E:
+      perf_.record(timing, /*use_elapsed=*/true);
+      break;
+    default:
+      perf_.record(timing, /*use_elapsed=*/false);
+      break;
+  }
+}
+
+void ChunkCalculator::record_time_step(int rank, Index iterations, double work_time) {
+  perf_.record_time_step(rank, iterations, work_time);
+}
+
+void ChunkCalculator::restart() {
+  if (technique_ == Technique::AWF) {
+    for (int r = 0; r < shape_.p; ++r) {
+      const RankStats& s = perf_.rank(r);
+      if (!s.time_step_recorded && s.iterations > 0) perf_.record_time_step(r, s.iterations, s.work_time);
+    }
+  }
+  perf_.start_new_execution();
+  rule_->restart();
+  step_ = 0;
+  scheduled_ = 0;
+}
+
+// ---- simulation ---------------------------------------------------------------
+
+void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params, Form form,
+                              const SimulationSetup& setup,
+                              const std::function<void(const Chunk& chunk, int rank)>& sink) {
+  ChunkCalculator calc(t, shape, params);
+  if (form == Form::Closed && !info(t).has_closed_form) {
+    throw Error(std::string(name(t)) + " has no closed form; simulate its recursive form");
+  }
+  if (!setup.slowdown.empty() && setup.slowdown.size() != static_cast<std::size_t>(shape.p)) {
+    throw Error("the simulation needs " + std::to_string(shape.p) + " slowdown factors (one per rank), got " +
+                std::to_string(setup.slowdown.size()));
+  }
+  for (const double f : setup.slowdown) {
+    if (!(std::isfinite(f) && f > 0.0)) throw Error("slowdown factors must be positive and finite");
+  }
+  const auto per_iteration = [&](int r) {
+    return setup.iteration_time * (setup.slowdown.empty() ? 1.0 : setup.slowdown[static_cast<std::size_t>(r)]);
+  };
+
+  // Ranks by the time they become free; ties by the lowest rank.
+  using Event = std::pair<double, int>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> free_at;
+  std::vector<Chunk> running(static_cast<std::size_t>(shape.p));
+  for (int r = 0; r < shape.p; ++r) free_at.emplace(0.0, r);
+  Index step = 0;
+  Index scheduled = 0;
+  while (!free_at.empty()) {
+    const auto [now, r] = free_at.top();
+    free_at.pop();
+    Chunk& mine = running[static_cast<std::size_t>(r)];
+    if (mine.size > 0) {
+      const double time = static_cast<double>(mine.size) * per_iteration(r);
+      calc.record(ChunkTiming{r, mine.size, time, time});
+      mine.size = 0;
+    }
+    const std::optional<Chunk> chunk = form == Form::Recursive ? calc.next(r) : calc.closed_chunk(step, scheduled);
+    if (!chunk) continue;  // nothing left: this rank is done
+    if (form == Form::Closed) {
+      ++step;
+      scheduled += chunk->size;
+    }
+    sink(*chunk, r);
+    mine = *chunk;
+    free_at.emplace(now + static_cast<double>(chunk->size) * per_iteration(r), r);
+  }
+}
+
+std::vector<Chunk> simulate_chunks(Technique t, LoopShape shape, const TechniqueParams& params, Form form,
+                                   double iteration_time) {
+  std::vector<Chunk> chunks;
+  SimulationSetup setup;
+  setup.iteration_time = iteration_time;
+  for_each_simulated_chunk(t, shape, params, form, setup,
+                           [&chunks](const Chunk& c, int /*rank*/) { chunks.push_back(c); });
+  return chunks;
+}
+
+}  // namespace lb4mpi

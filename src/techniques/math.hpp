@@ -1,0 +1,57 @@
+// Private arithmetic helpers of the technique layer: overflow-safe integer
+// operations and conversions of real-valued chunk sizes to Index.
+//
+// Loops have at most kMaxIterations = 2^62 iterations. Every helper here keeps
+// its results in [0, kMaxIterations], so sums of two chunk sizes and products
+// with small factors never overflow a 64-bit Index.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi::detail {
+
+__extension__ using Int128 = __int128;
+__extension__ using UInt128 = unsigned __int128;
+
+/// Largest loop the technique layer accepts (TechniqueParams::validate).
+inline constexpr Index kMaxIterations = Index{1} << 62;
+
+/// ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b.
+constexpr Index ceil_div(Index a, Index b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+/// min(a * b, kMaxIterations) for a, b >= 0.
+constexpr Index mul_sat(Index a, Index b) {
+  const Int128 product = static_cast<Int128>(a) * b;
+  return product > kMaxIterations ? kMaxIterations : static_cast<Index>(product);
+}
+
+/// min(a + b, kMaxIterations) for 0 <= a, b <= kMaxIterations.
+constexpr Index add_sat(Index a, Index b) {
+  const Index sum = a + b;
+  return sum > kMaxIterations ? kMaxIterations : sum;
+}
+
+/// Truncates a real chunk size to an Index in [0, kMaxIterations]
+/// (NaN and negative values give 0).
+inline Index trunc_to_index(double x) {
+  if (!(x > 0.0)) return 0;
+  if (x >= static_cast<double>(kMaxIterations)) return kMaxIterations;
+  return static_cast<Index>(x);
+}
+inline Index floor_to_index(double x) { return trunc_to_index(std::floor(x)); }
+inline Index ceil_to_index(double x) { return trunc_to_index(std::ceil(x)); }
+
+/// floor(x + 0.55): the rounding the original LB4MPI uses for AF and AWF-B..E.
+inline Index round55_to_index(double x) { return trunc_to_index(std::floor(x + 0.55)); }
+
+/// splitmix64 finalizer: a bijective 64-bit mix with good avalanche.
+constexpr std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31U);
+}
+
+}  // namespace lb4mpi::detail

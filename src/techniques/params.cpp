@@ -1,0 +1,81 @@
+// TechniqueParams::validate: every message names the parameter, the value
+// and the valid range.
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "lb4mpi/techniques/params.hpp"
+#include "math.hpp"
+
+namespace lb4mpi {
+
+namespace {
+
+std::string show(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+[[noreturn]] void fail(Technique t, const std::string& what) { throw Error(std::string(name(t)) + " needs " + what); }
+
+}  // namespace
+
+void TechniqueParams::validate(Technique t, Index n, int p) const {
+  const TechniqueInfo& ti = info(t);  // throws for an id outside the enum
+  (void)ti;
+  if (n < 0) throw Error("the number of iterations N must be >= 0, got " + std::to_string(n));
+  if (n > detail::kMaxIterations) {
+    throw Error("the number of iterations N must be <= 2^62 = " + std::to_string(detail::kMaxIterations) + ", got " +
+                std::to_string(n));
+  }
+  if (p < 1) throw Error("the number of ranks P must be >= 1, got " + std::to_string(p));
+  if (min_chunk < 1) throw Error("min_chunk must be >= 1, got " + std::to_string(min_chunk));
+  if (max_chunk != 0 && max_chunk < min_chunk) {
+    throw Error("max_chunk must be 0 (no maximum) or >= min_chunk = " + std::to_string(min_chunk) + ", got " +
+                std::to_string(max_chunk));
+  }
+  switch (t) {
+    case Technique::FSC:
+      if (!(std::isfinite(h) && h > 0.0)) fail(t, "h (scheduling overhead) > 0, got " + show(h));
+      if (!(std::isfinite(sigma) && sigma > 0.0)) fail(t, "sigma > 0, got " + show(sigma));
+      break;
+    case Technique::TAP:
+    case Technique::FAC:
+      if (!(std::isfinite(mu) && mu > 0.0)) fail(t, "mu > 0, got " + show(mu));
+      if (!(std::isfinite(sigma) && sigma >= 0.0)) fail(t, "sigma >= 0, got " + show(sigma));
+      if (t == Technique::TAP && !(std::isfinite(alpha) && alpha >= 0.0)) fail(t, "alpha >= 0, got " + show(alpha));
+      break;
+    case Technique::FISS:
+      if (fiss_batches < 2) fail(t, "fiss_batches >= 2, got " + std::to_string(fiss_batches));
+      break;
+    case Technique::VISS:
+      if (!(std::isfinite(viss_x) && viss_x > 0.0)) fail(t, "viss_x > 0, got " + show(viss_x));
+      break;
+    case Technique::PLS:
+      if (!(pls_swr >= 0.0 && pls_swr <= 1.0)) fail(t, "pls_swr in [0, 1], got " + show(pls_swr));
+      break;
+    case Technique::RND:
+      if (rnd_bounds != RndBounds::Unit && rnd_bounds != RndBounds::Paper004) {
+        fail(t, "rnd_bounds Unit or Paper004, got " + std::to_string(static_cast<int>(rnd_bounds)));
+      }
+      break;
+    case Technique::WF:
+    case Technique::AWF:
+      if (!weights.empty()) {
+        if (weights.size() != static_cast<std::size_t>(p)) {
+          fail(t, std::to_string(p) + " weights (one per rank), got " + std::to_string(weights.size()));
+        }
+        for (std::size_t r = 0; r < weights.size(); ++r) {
+          if (!(std::isfinite(weights[r]) && weights[r] > 0.0)) {
+            fail(t, "positive finite weights, got " + show(weights[r]) + " for rank " + std::to_string(r));
+          }
+        }
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace lb4mpi

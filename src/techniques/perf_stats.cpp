@@ -1,0 +1,251 @@
+// Per-rank timing statistics and the cross-rank aggregates of the adaptive
+// techniques (AF's D and E, AWF weights), maintained incrementally.
+#include "lb4mpi/techniques/perf_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace lb4mpi {
+
+namespace {
+
+double sane_time(double t) { return std::isfinite(t) && t > 0.0 ? t : 0.0; }
+
+}  // namespace
+
+double RankStats::mu() const {
+  return iterations > 0 ? work_time / static_cast<double>(iterations) : 0.0;
+}
+
+// sigma^2 = sum_c n_c (m_c - mu)^2 / (k - 1) over the k chunks, m_c = t_c / n_c:
+// each chunk mean has variance sigma^2 / n_c, so n_c (m_c - mu)^2 estimates sigma^2.
+double RankStats::sigma() const {
+  if (chunks < 2) return 0.0;
+  return std::sqrt(std::max(0.0, m2) / static_cast<double>(chunks - 1));
+}
+
+double RankStats::weighted_performance() const {
+  return weighted_size > 0.0 ? weighted_time / weighted_size : 0.0;
+}
+
+PerfTable::PerfTable(int p)
+    : stats_(static_cast<std::size_t>(std::max(p, 1))), terms_(static_cast<std::size_t>(std::max(p, 1))) {}
+
+RankStats& PerfTable::checked(int r) {
+  if (r < 0 || r >= ranks()) {
+    throw Error("rank " + std::to_string(r) + " is outside [0, " + std::to_string(ranks()) +
+                ") of this loop's " + std::to_string(ranks()) + " ranks");
+  }
+  return stats_[static_cast<std::size_t>(r)];
+}
+
+// West's weighted incremental variance: the chunk mean m = t/n with weight n.
+void PerfTable::add_chunk(RankStats& s, const ChunkTiming& t, double work_time) {
+  const double n = static_cast<double>(t.size);
+  const double m = work_time / n;
+  const double mean_before = s.mu();
+  s.chunks += 1;
+  s.iterations += t.size;
+  s.work_time += work_time;
+  s.sum_n_mean_sq += n * m * m;
+  const double mean_after = s.mu();
+  s.m2 += n * (m - mean_before) * (m - mean_after);
+}
+
+void PerfTable::record(const ChunkTiming& t, bool use_elapsed) {
+  RankStats& s = checked(t.rank);
+  if (t.size <= 0) return;
+  const double work = sane_time(t.work_time);
+  add_chunk(s, t, work);
+  // `003` Appendix B: measurement k of the rank weighs k.
+  const double ordinal = static_cast<double>(++s.weighted_count);
+  s.weighted_time += ordinal * (use_elapsed ? sane_time(t.elapsed_time) : work);
+  s.weighted_size += ordinal * static_cast<double>(t.size);
+  update_af(t.rank);
+  update_weighted(t.rank);
+  note_update();
+}
+
+void PerfTable::record_unweighted(const ChunkTiming& t) {
+  RankStats& s = checked(t.rank);
+  if (t.size <= 0) return;
+  add_chunk(s, t, sane_time(t.work_time));
+  update_af(t.rank);
+  note_update();
+}
+
+void PerfTable::record_time_step(int rank, Index iterations, double time) {
+  RankStats& s = checked(rank);
+  s.time_step_recorded = true;
+  if (iterations <= 0) return;
+  const double ordinal = static_cast<double>(++s.weighted_count);
+  s.weighted_time += ordinal * sane_time(time);
+  s.weighted_size += ordinal * static_cast<double>(iterations);
+  update_weighted(rank);
+  note_update();
+}
+
+bool PerfTable::all_reported() const { return af_.count == ranks(); }
+
+bool PerfTable::measured(int r) const { return terms_.at(static_cast<std::size_t>(r)).af; }
+
+bool PerfTable::has_weighted_performance(int r) const {
+  return terms_.at(static_cast<std::size_t>(r)).weighted;
+}
+
+// ---- incremental aggregates ----------------------------------------------
+
+void PerfTable::update_af(int r) {
+  Terms& t = terms_[static_cast<std::size_t>(r)];
+  const RankStats& s = stats_[static_cast<std::size_t>(r)];
+  if (t.af) {
+    af_.sum_a -= t.inv_mu;
+    af_.sum_b -= t.sigma2_over_mu;
+  } else {
+    t.af = true;
+    ++af_.count;
+  }
+  const double old_mu = t.mu;
+  const double sigma = s.sigma();
+  t.mu = std::max(s.mu(), kMinIterationTime);
+  t.inv_mu = 1.0 / t.mu;
+  t.sigma2_over_mu = sigma * sigma / t.mu;
+  af_.sum_a += t.inv_mu;
+  af_.sum_b += t.sigma2_over_mu;
+  if (af_.count == ranks()) return;  // nobody borrows the slowest rank's figures
+  const int slow = af_.slowest;
+  if (slow == r) {
+    if (t.mu < old_mu) rebuild_af();  // the slowest got faster: find the new one
+  } else if (slow < 0 || t.mu >= terms_[static_cast<std::size_t>(slow)].mu) {
+    af_.slowest = r;
+  }
+}
+
+void PerfTable::update_weighted(int r) {
+  Terms& t = terms_[static_cast<std::size_t>(r)];
+  const RankStats& s = stats_[static_cast<std::size_t>(r)];
+  if (s.weighted_size <= 0.0) return;
+  if (t.weighted) {
+    weighted_.sum_a -= t.inv_wap;
+  } else {
+    t.weighted = true;
+    ++weighted_.count;
+  }
+  const double old_wap = t.wap;
+  t.wap = std::max(s.weighted_performance(), kMinIterationTime);
+  t.inv_wap = 1.0 / t.wap;
+  weighted_.sum_a += t.inv_wap;
+  if (weighted_.count == ranks()) return;
+  const int slow = weighted_.slowest;
+  if (slow == r) {
+    if (t.wap < old_wap) rebuild_weighted();  // the slowest got faster: find the new one
+  } else if (slow < 0 || t.wap >= terms_[static_cast<std::size_t>(slow)].wap) {
+    weighted_.slowest = r;
+  }
+}
+
+// Subtracting and adding terms drifts by rounding; an exact rebuild every
+// max(P, 1024) updates keeps the sums honest at amortized O(1).
+void PerfTable::note_update() {
+  if (++updates_since_rebuild_ < std::max<Index>(ranks(), 1024)) return;
+  rebuild_af();
+  rebuild_weighted();
+}
+
+void PerfTable::rebuild_af() {
+  af_ = Aggregate{};
+  for (int r = 0; r < ranks(); ++r) {
+    const Terms& t = terms_[static_cast<std::size_t>(r)];
+    if (!t.af) continue;
+    ++af_.count;
+    af_.sum_a += t.inv_mu;
+    af_.sum_b += t.sigma2_over_mu;
+    if (af_.slowest < 0 || t.mu > terms_[static_cast<std::size_t>(af_.slowest)].mu) af_.slowest = r;
+  }
+  updates_since_rebuild_ = 0;
+}
+
+void PerfTable::rebuild_weighted() {
+  weighted_ = Aggregate{};
+  for (int r = 0; r < ranks(); ++r) {
+    const Terms& t = terms_[static_cast<std::size_t>(r)];
+    if (!t.weighted) continue;
+    ++weighted_.count;
+    weighted_.sum_a += t.inv_wap;
+    if (weighted_.slowest < 0 || t.wap > terms_[static_cast<std::size_t>(weighted_.slowest)].wap) {
+      weighted_.slowest = r;
+    }
+  }
+  updates_since_rebuild_ = 0;
+}
+
+// ---- derived figures -------------------------------------------------------
+
+double PerfTable::weight(int r) const {
+  if (weighted_.count == 0) return 1.0;
+  const auto missing = static_cast<double>(ranks() - weighted_.count);
+  const Terms& own = terms_.at(static_cast<std::size_t>(r));
+  const double slowest_inv = missing > 0.0 ? terms_[static_cast<std::size_t>(weighted_.slowest)].inv_wap : 0.0;
+  const double total = weighted_.sum_a + missing * slowest_inv;
+  const double inv = own.weighted ? own.inv_wap : slowest_inv;
+  return static_cast<double>(ranks()) * inv / total;
+}
+
+void PerfTable::weights_into(std::vector<double>& out) const {
+  out.resize(stats_.size());
+  for (int r = 0; r < ranks(); ++r) out[static_cast<std::size_t>(r)] = weight(r);
+}
+
+std::vector<double> PerfTable::weights() const {
+  std::vector<double> w;
+  weights_into(w);
+  return w;
+}
+
+double PerfTable::sum_inv_mu() const {
+  if (af_.count == 0) return 0.0;
+  const auto missing = static_cast<double>(ranks() - af_.count);
+  return af_.sum_a + (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].inv_mu : 0.0);
+}
+
+double PerfTable::sum_sigma2_over_mu() const {
+  if (af_.count == 0) return 0.0;
+  const auto missing = static_cast<double>(ranks() - af_.count);
+  return af_.sum_b +
+         (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].sigma2_over_mu : 0.0);
+}
+
+double PerfTable::effective_mu(int r) const {
+  const Terms& own = terms_.at(static_cast<std::size_t>(r));
+  if (own.af) return own.mu;
+  return af_.count > 0 ? terms_[static_cast<std::size_t>(af_.slowest)].mu : 0.0;
+}
+
+// ---- life cycle -------------------------------------------------------------
+
+void PerfTable::start_new_execution() {
+  for (RankStats& s : stats_) {
+    s.chunks = 0;
+    s.iterations = 0;
+    s.work_time = 0.0;
+    s.sum_n_mean_sq = 0.0;
+    s.m2 = 0.0;
+    s.time_step_recorded = false;
+  }
+  for (Terms& t : terms_) {
+    t.af = false;
+    t.mu = t.inv_mu = t.sigma2_over_mu = 0.0;
+  }
+  af_ = Aggregate{};
+}
+
+void PerfTable::reset() {
+  std::fill(stats_.begin(), stats_.end(), RankStats{});
+  std::fill(terms_.begin(), terms_.end(), Terms{});
+  af_ = Aggregate{};
+  weighted_ = Aggregate{};
+  updates_since_rebuild_ = 0;
+}
+
+}  // namespace lb4mpi

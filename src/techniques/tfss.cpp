@@ -1,0 +1,40 @@
+// TFSS: trapezoid factoring self-scheduling, `001` Eq. 8 (recursive) and Eq. 18 (closed).
+#include "rules.hpp"
+#include "sequences.hpp"
+
+namespace lb4mpi::detail {
+namespace {
+
+class TfssRule final : public ChunkRule {
+ public:
+  explicit TfssRule(LoopShape shape) : p_(shape.p), tss_(shape.n, shape.p) {}
+
+  // `001` Eq. 8: at i mod P = 0 the mean of the next P TSS chunks, else K_{i-1}.
+  // The mean depends on the batch only, so both forms coincide.
+  Index next(const StepContext& ctx) override {
+    if (ctx.step % p_ == 0 || current_ == 0) current_ = closed(ctx.step);
+    return current_;
+  }
+
+  // `001` Eq. 18: batch b gets floor((K^TSS_{bP} + ... + K^TSS_{bP+P-1}) / P),
+  // summing the unclipped TSS sequence (each term >= 1) in O(1).
+  [[nodiscard]] Index closed(Index step) const override {
+    const Index batch = step / p_;
+    return tss_.sum(batch * p_, p_) / p_;
+  }
+
+  void restart() override { current_ = 0; }
+
+ private:
+  Index p_;
+  TssSequence tss_;
+  Index current_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ChunkRule> make_tfss(LoopShape shape, const TechniqueParams& /*params*/) {
+  return std::make_unique<TfssRule>(shape);
+}
+
+}  // namespace lb4mpi::detail

@@ -1,0 +1,78 @@
+// WF (weighted factoring, `003` §2.2.2.1) and AWF (adaptive weighted factoring
+// for time-stepping loops, `003` §2.2.2.2 and Appendix B): FAC2 batches
+// (`001` Eq. 7) whose chunk is scaled by the requesting rank's weight.
+#include <algorithm>
+#include <vector>
+
+#include "math.hpp"
+#include "rules.hpp"
+#include "sequences.hpp"
+
+namespace lb4mpi::detail {
+namespace {
+
+class WeightedFactoringRule final : public ChunkRule {
+ public:
+  // Weights from params.weights normalized to sum to P (empty: all 1).
+  WeightedFactoringRule(LoopShape shape, const TechniqueParams& params, bool adaptive)
+      : p_(shape.p), min_chunk_(params.min_chunk), adaptive_(adaptive), weights_(static_cast<std::size_t>(shape.p), 1.0) {
+    if (static_cast<int>(params.weights.size()) == shape.p) {
+      // Scaled by the largest weight first, so that the sum cannot overflow.
+      const double largest = *std::max_element(params.weights.begin(), params.weights.end());
+      double total = 0.0;
+      for (const double w : params.weights) total += w / largest;
+      for (std::size_t r = 0; r < weights_.size(); ++r) {
+        weights_[r] = params.weights[r] / largest * static_cast<double>(shape.p) / total;
+      }
+    }
+  }
+
+  // A batch opens when the previous one is used up: c = max(min_chunk,
+  // ceil(R/(2P))), batch = min(P c, R). Rank r gets round(w_r c) (>= 1); the
+  // chunk is taken off the batch, which saturates at 0.
+  Index next(const StepContext& ctx) override {
+    if (reload_weights_) load_learned_weights(ctx.perf);
+    batch_.open_if_used_up(ctx.remaining, p_, min_chunk_);
+    const double w = weights_[static_cast<std::size_t>(ctx.rank)];
+    const Index k = std::max<Index>(1, floor_to_index(w * static_cast<double>(batch_.chunk()) + 0.5));
+    batch_.consume(std::max(k, min_chunk_));
+    return k;
+  }
+
+  // AWF adapts only between executions: the next execution's first chunk
+  // takes the weights learned from the finished time steps.
+  void restart() override {
+    batch_.reset();
+    reload_weights_ = adaptive_;
+  }
+
+ private:
+  // AWF: weights from the time-step weighted performance (PerfTable::weights);
+  // as long as no rank has a measurement the current weights stay.
+  void load_learned_weights(const PerfTable* perf) {
+    reload_weights_ = false;
+    if (perf == nullptr || perf->ranks() != p_) return;
+    bool any = false;
+    for (int r = 0; r < p_ && !any; ++r) any = perf->has_weighted_performance(r);
+    if (any) perf->weights_into(weights_);
+  }
+
+  int p_;
+  Index min_chunk_;
+  bool adaptive_;
+  bool reload_weights_ = false;
+  std::vector<double> weights_;
+  Fac2Batch batch_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChunkRule> make_wf(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<WeightedFactoringRule>(shape, params, false);
+}
+
+std::unique_ptr<ChunkRule> make_awf(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<WeightedFactoringRule>(shape, params, true);
+}
+
+}  // namespace lb4mpi::detail

@@ -1,0 +1,113 @@
+// Bad input: the same clear error on every rank, never a hang.
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "mpi_check.hpp"
+
+namespace lb4mpi::test {
+namespace {
+
+// Runs `f`, expects lb4mpi::Error containing `needle`, and checks that every
+// rank saw the identical message.
+void expect_same_error_everywhere(const std::function<void()>& f, const std::string& needle) {
+  std::string msg;
+  try {
+    f();
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find(needle), std::string::npos) << "message: '" << msg << "'";
+  // Compare the message with rank 0's.
+  int len = static_cast<int>(msg.size());
+  int len0 = len;
+  MPI_Bcast(&len0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string msg0 = msg;
+  msg0.resize(static_cast<std::size_t>(len0));
+  MPI_Bcast(msg0.data(), len0, MPI_CHAR, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(msg, msg0);
+}
+
+void noop(Chunk) {}
+
+TEST(Errors, FirstGreaterThanLast) {
+  expect_same_error_everywhere([] { parallel_for(MPI_COMM_WORLD, 10, 5, Options{}, noop); },
+                               "first must not exceed last");
+}
+
+TEST(Errors, UnknownTechniqueFromEnvironment) {
+  setenv("LB4MPI_SCHEDULING", "FASTEST", 1);
+  expect_same_error_everywhere([] { (void)Options::from_env(); }, "LB4MPI_SCHEDULING");
+  expect_same_error_everywhere([] { (void)Options::from_env(); }, "GSS");  // lists valid names
+  unsetenv("LB4MPI_SCHEDULING");
+}
+
+TEST(Errors, UnknownMode) {
+  expect_same_error_everywhere([] { (void)parse_mode("turbo"); }, "centralized");
+}
+
+TEST(Errors, InvalidParameter) {
+  Options opt;
+  opt.technique = Technique::FISS;
+  opt.params.fiss_batches = 1;
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, opt, noop); }, "FISS");
+  Options w;
+  w.technique = Technique::WF;
+  w.params.weights = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0};  // never matches P <= 8
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, w, noop); }, "weights");
+  Options m;
+  m.params.min_chunk = 0;
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, m, noop); }, "min");
+}
+
+TEST(Errors, BadCoordinator) {
+  Options opt;
+  opt.coordinator = world_size();
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, opt, noop); }, "coordinator");
+}
+
+TEST(Errors, OneRankWithBadInputFailsEveryRank) {
+  // Only the last rank passes a bad range: all ranks must throw, none hangs.
+  const Index last = world_rank() == world_size() - 1 ? -1 : 100;
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, last, Options{}, noop); },
+                               "first must not exceed last");
+}
+
+TEST(Errors, RanksThatDisagreeFailTogether) {
+  if (world_size() < 2) return;  // one rank cannot disagree with itself
+  const Index last = world_rank() == 0 ? 100 : 101;
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, last, Options{}, noop); }, "disagree");
+}
+
+TEST(Errors, LoopStillWorksAfterErrors) {
+  // The failed starts above left no stray messages behind.
+  Options opt;
+  opt.technique = Technique::SS;
+  expect_exactly_once(run_and_cover(0, 500, opt), 500);
+}
+
+TEST(Errors, EarlyFinishIsReportedNotHung) {
+  // Rank 0 stops after its first chunk; the loop still completes everywhere
+  // and rank 0 learns that it dropped iterations.
+  Options opt;
+  opt.technique = Technique::SS;
+  Loop loop(MPI_COMM_WORLD, 0, 100, opt);
+  std::string msg;
+  if (world_rank() == 0) {
+    (void)loop.next();
+    try {
+      (void)loop.finish();
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    EXPECT_NE(msg.find("not executed"), std::string::npos) << msg;
+  } else {
+    while (loop.next()) {
+    }
+    Report r = loop.finish();
+    EXPECT_EQ(r.iterations(), 100);
+  }
+}
+
+}  // namespace
+}  // namespace lb4mpi::test

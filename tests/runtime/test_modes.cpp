@@ -1,0 +1,100 @@
+// The distributed execution models (DCA two-sided and MPI-3 one-sided).
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include "lb4mpi/techniques/chunk_calculator.hpp"
+#include "mpi_check.hpp"
+
+namespace lb4mpi::test {
+namespace {
+
+using ModeCase = std::tuple<Technique, Mode>;
+
+std::vector<ModeCase> distributed_cases() {
+  std::vector<ModeCase> v;
+  for (Mode m : {Mode::Distributed, Mode::DistributedRMA}) {
+    for (const auto& i : all_techniques()) {
+      if (i.has_closed_form) v.emplace_back(i.technique, m);
+    }
+  }
+  return v;
+}
+
+std::string case_name(const ::testing::TestParamInfo<ModeCase>& info) {
+  std::string s = std::string(name(std::get<0>(info.param))) + "_" + std::string(name(std::get<1>(info.param)));
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+class DistributedModes : public ::testing::TestWithParam<ModeCase> {};
+
+TEST_P(DistributedModes, RunsEachIterationExactlyOnce) {
+  Options opt;
+  opt.technique = std::get<0>(GetParam());
+  opt.mode = std::get<1>(GetParam());
+  for (Index n : {Index{0}, Index{1}, Index{world_size() - 1}, Index{1000}, Index{10007}}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    expect_exactly_once(run_and_cover(5, 5 + n, opt), n);
+  }
+}
+
+TEST_P(DistributedModes, SizesInAssignmentOrderAreTheClosedForm) {
+  Options opt;
+  opt.technique = std::get<0>(GetParam());
+  opt.mode = std::get<1>(GetParam());
+  opt.break_after = 1 << 30;  // whole chunks as pieces
+  opt.request_when = 0;
+  const Index n = 5003;
+  std::vector<Index> mine;
+  Report r = parallel_for(MPI_COMM_WORLD, 0, n, opt, [&](Chunk c) {
+    mine.push_back(c.begin);
+    mine.push_back(c.size);
+  });
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(world_size()));
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> displs(counts.size(), 0);
+  for (std::size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
+  std::vector<Index> all(static_cast<std::size_t>(displs.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T,
+                 MPI_COMM_WORLD);
+  std::vector<std::pair<Index, Index>> chunks;
+  for (std::size_t i = 0; i + 1 < all.size(); i += 2) chunks.emplace_back(all[i], all[i + 1]);
+  std::sort(chunks.begin(), chunks.end());
+  const std::vector<Chunk> expected =
+      simulate_chunks(opt.technique, LoopShape{n, world_size()}, opt.params, Form::Closed);
+  ASSERT_EQ(chunks.size(), expected.size());
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i].first, expected[i].begin) << "chunk " << i;
+    EXPECT_EQ(chunks[i].second, expected[i].size) << "chunk " << i;
+  }
+  EXPECT_EQ(r.iterations(), n);
+}
+
+TEST_P(DistributedModes, TimeStepsAndDelayInjection) {
+  Options opt;
+  opt.technique = std::get<0>(GetParam());
+  opt.mode = std::get<1>(GetParam());
+  opt.inject_delay_us = 10.0;
+  opt.delay_ranks = {0};
+  Loop loop(MPI_COMM_WORLD, 0, 3000, opt);
+  for (int step = 0; step < 3; ++step) {
+    const Index n = step == 1 ? 2000 : 3000;
+    if (step > 0) loop.restart(0, n);
+    std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
+    while (auto c = loop.next()) {
+      for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(i)];
+    }
+    Report r = loop.finish();
+    std::vector<std::int32_t> all(local.size());
+    MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(std::count(all.begin(), all.end(), 1), n) << "step " << step;
+    EXPECT_EQ(r.iterations(), n);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Closed, DistributedModes, ::testing::ValuesIn(distributed_cases()), case_name);
+
+}  // namespace
+}  // namespace lb4mpi::test

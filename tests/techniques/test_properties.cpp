@@ -1,0 +1,186 @@
+// Properties every technique and form must have, over many loop shapes:
+// chunks are contiguous, non-empty, at least min_chunk except the last, sum
+// to N exactly, and the sequence is deterministic. Chunks are checked as they
+// stream by (nothing is stored), so N = 2^31 + 11 is affordable; SS with that
+// N (2 * 10^9 chunks) runs in the separate *Huge* test.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+
+namespace lb4mpi::test {
+namespace {
+
+constexpr Index kHugeN = (Index{1} << 31) + 11;
+
+struct Outcome {
+  Index chunks = 0;
+  Index total = 0;
+  std::uint64_t hash = 1469598103934665603ULL;
+};
+
+// Streams one simulated execution and checks the invariants chunk by chunk.
+Outcome check_stream(Technique t, LoopShape shape, const TechniqueParams& params, Form form) {
+  Outcome out;
+  Index expected_begin = 0;
+  Index short_chunks = 0;  // chunks below min_chunk: only the last may be one
+  const std::string where = std::string(name(t)) + (form == Form::Closed ? " closed" : " recursive") +
+                            " N=" + std::to_string(shape.n) + " P=" + std::to_string(shape.p) +
+                            " min_chunk=" + std::to_string(params.min_chunk);
+  SimulationSetup setup;
+  for_each_simulated_chunk(t, shape, params, form, setup, [&](const Chunk& c, int rank) {
+    if (c.begin != expected_begin || c.size < 1 || rank < 0 || rank >= shape.p || short_chunks > 0) {
+      ADD_FAILURE() << where << ": chunk " << out.chunks << " = [" << c.begin << ", +" << c.size << ") on rank "
+                    << rank << ", expected begin " << expected_begin << ", earlier short chunks " << short_chunks;
+    }
+    if (c.size < params.min_chunk) ++short_chunks;
+    expected_begin = c.begin + c.size;
+    out.total += c.size;
+    ++out.chunks;
+    out.hash = (out.hash ^ static_cast<std::uint64_t>(c.size)) * 1099511628211ULL;
+  });
+  EXPECT_EQ(out.total, shape.n) << where;
+  return out;
+}
+
+std::vector<Index> loop_sizes(int p) {
+  std::set<Index> n{0, 1, p - 1, p, 1000, 10007, kHugeN};
+  return {n.begin(), n.end()};
+}
+
+using Case = std::tuple<Technique, Form>;
+
+class Properties : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Properties, ContiguousCompleteBoundedDeterministic) {
+  const auto [t, form] = GetParam();
+  for (const int p : {1, 2, 3, 7, 16, 256}) {
+    for (const Index n : loop_sizes(p)) {
+      if (t == Technique::SS && n == kHugeN) continue;  // SSHuge below
+      for (const Index min_chunk : {Index{1}, Index{5}}) {
+        TechniqueParams params;
+        params.min_chunk = min_chunk;
+        const Outcome first = check_stream(t, {n, p}, params, form);
+        if (n == 0) {
+          EXPECT_EQ(first.chunks, 0);
+        }
+        if (n <= 10007) {  // determinism: the same run again
+          const Outcome second = check_stream(t, {n, p}, params, form);
+          EXPECT_EQ(first.hash, second.hash) << name(t) << " N=" << n << " P=" << p;
+          EXPECT_EQ(first.chunks, second.chunks);
+        }
+      }
+    }
+  }
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (const auto& ti : all_techniques()) {
+    cases.emplace_back(ti.technique, Form::Recursive);
+    if (ti.has_closed_form) cases.emplace_back(ti.technique, Form::Closed);
+  }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string n(name(std::get<0>(info.param)));
+  for (char& c : n) c = c == '-' ? '_' : c;
+  return n + (std::get<1>(info.param) == Form::Closed ? "_closed" : "_recursive");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTechniques, Properties, ::testing::ValuesIn(all_cases()), case_name);
+
+TEST(Properties, RNDSeedsDiffer) {
+  TechniqueParams a;
+  a.seed = 1;
+  TechniqueParams b;
+  b.seed = 2;
+  EXPECT_NE(closed_sizes(Technique::RND, {10007, 7}, a), closed_sizes(Technique::RND, {10007, 7}, b));
+  EXPECT_EQ(closed_sizes(Technique::RND, {10007, 7}, a), closed_sizes(Technique::RND, {10007, 7}, a));
+}
+
+TEST(Properties, ClosedSizesOfTheLargestLoopsDoNotOverflow) {
+  // The largest N the layer accepts, far-out steps included.
+  const LoopShape shape{Index{1} << 62, 3};
+  for (const auto& ti : all_techniques()) {
+    if (!ti.has_closed_form) continue;
+    TechniqueParams params;
+    const ChunkCalculator calc(ti.technique, shape, params);
+    for (const Index step : {Index{0}, Index{1}, Index{2}, Index{3}, Index{1000}, Index{1} << 40, Index{1} << 61,
+                             (Index{1} << 62) - 1}) {
+      const Index s = calc.closed_size(step);
+      EXPECT_GE(s, 1) << ti.name << " step " << step;
+      EXPECT_LE(s, shape.n) << ti.name << " step " << step;
+    }
+  }
+}
+
+TEST(Properties, RecursiveLargestLoopsReachTheEnd) {
+  // N = 2^62 with the recursive form: the running total never overflows.
+  for (const auto& ti : all_techniques()) {
+    if (ti.technique == Technique::SS || ti.technique == Technique::FSC || ti.technique == Technique::mFSC) {
+      continue;  // 2^62 / chunk steps: too many to run; their sizes are constants
+    }
+    const Outcome o = check_stream(ti.technique, {Index{1} << 62, 16}, TechniqueParams{}, Form::Recursive);
+    EXPECT_GT(o.chunks, 0) << ti.name;
+  }
+}
+
+// SS with N = 2^31 + 11: 2 * 10^9 chunks per form (4 * 10^8 with min_chunk
+// 5). The sequence does not depend on P, so one P. No simulation queue: a
+// tight streaming loop over ChunkCalculator. One test per form and min_chunk
+// so that each stays well inside the ctest timeout under sanitizers.
+class SSHuge : public ::testing::TestWithParam<std::tuple<Form, Index>> {};
+
+TEST_P(SSHuge, ContiguousAndComplete) {
+  const auto [form, min_chunk] = GetParam();
+  const auto started = std::chrono::steady_clock::now();
+  TechniqueParams params;
+  params.min_chunk = min_chunk;
+  const LoopShape shape{kHugeN, 7};
+  Index expected_begin = 0;
+  Index chunks = 0;
+  bool ok = true;
+  if (form == Form::Recursive) {
+    ChunkCalculator calc(Technique::SS, shape, params);
+    int rank = 0;
+    while (const auto c = calc.next(rank)) {
+      ok &= c->begin == expected_begin && (c->size == min_chunk || expected_begin + c->size == kHugeN);
+      expected_begin += c->size;
+      ++chunks;
+      rank = rank == 6 ? 0 : rank + 1;
+    }
+  } else {
+    const ChunkCalculator calc(Technique::SS, shape, params);
+    while (const auto c = calc.closed_chunk(chunks, expected_begin)) {
+      ok &= c->begin == expected_begin && (c->size == min_chunk || expected_begin + c->size == kHugeN);
+      expected_begin += c->size;
+      ++chunks;
+    }
+  }
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(expected_begin, kHugeN);
+  EXPECT_EQ(chunks, (kHugeN + min_chunk - 1) / min_chunk);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  RecordProperty("seconds", std::to_string(seconds));
+  std::printf("SS, N = 2^31 + 11, %s, min_chunk %ld: %.1f s\n", form == Form::Closed ? "closed" : "recursive",
+              static_cast<long>(min_chunk), seconds);
+}
+
+INSTANTIATE_TEST_SUITE_P(PropertiesHuge, SSHuge,
+                         ::testing::Combine(::testing::Values(Form::Recursive, Form::Closed),
+                                            ::testing::Values(Index{1}, Index{5})),
+                         [](const ::testing::TestParamInfo<std::tuple<Form, Index>>& param) {
+                           return std::string(std::get<0>(param.param) == Form::Closed ? "closed" : "recursive") +
+                                  "_min_chunk_" + std::to_string(std::get<1>(param.param));
+                         });
+
+}  // namespace
+}  // namespace lb4mpi::test

@@ -1,0 +1,33 @@
+# Runs lb4mpi-chunks for a ctest (label tools) and checks what it did.
+#   -DEXE=path            the binary
+#   -DARGS=a;b;c          its arguments (a CMake list)
+#   -DEXPECT_RC=n         expected exit code (default 0)
+#   -DEXPECT_STDOUT_FILE= stdout must equal this file's content
+#   -DSTDOUT_REGEX=a;b    each regex must match stdout
+#   -DSTDERR_REGEX=a;b    each regex must match stderr
+cmake_minimum_required(VERSION 3.25)
+if(NOT DEFINED EXPECT_RC)
+  set(EXPECT_RC 0)
+endif()
+execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(report "command: ${EXE} ${ARGS}\nexit code: ${rc}\n--- stdout\n${out}\n--- stderr\n${err}")
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "expected exit code ${EXPECT_RC}\n${report}")
+endif()
+if(EXPECT_STDOUT_FILE)
+  file(READ ${EXPECT_STDOUT_FILE} want)
+  if(NOT out STREQUAL want)
+    message(FATAL_ERROR "stdout differs from ${EXPECT_STDOUT_FILE}:\n--- want\n${want}\n${report}")
+  endif()
+endif()
+foreach(re IN LISTS STDOUT_REGEX)
+  if(NOT out MATCHES "${re}")
+    message(FATAL_ERROR "stdout does not match '${re}'\n${report}")
+  endif()
+endforeach()
+foreach(re IN LISTS STDERR_REGEX)
+  if(NOT err MATCHES "${re}")
+    message(FATAL_ERROR "stderr does not match '${re}'\n${report}")
+  endif()
+endforeach()
+message(STATUS "ok: ${EXE} ${ARGS}")
