@@ -37,6 +37,16 @@ struct Options {
   double inject_delay_us = 0.0;
   /// Ranks the delay applies to; empty = all ranks.
   std::vector<int> delay_ranks;
+  /// Per-chunk trace, written by rank 0 when a loop execution finishes
+  /// (empty = off). "x.json": Chrome trace-event JSON (opens in Perfetto);
+  /// "x.csv": CSV; any other path: both, as path + ".json" and path + ".csv".
+  /// Every execution of every loop of the process goes into the same file.
+  std::string trace;
+  /// Per-rank iteration CSV of `000` Table 4.2: rank r writes
+  /// <iterations_dir>/iterations_rank<r>.csv (one row per chunk it executed).
+  bool iterations_info = false;
+  /// Folder for iterations_info (created if missing); "lb4mpi_iterations" when empty.
+  std::string iterations_dir;
 
   /// Options from the environment, on top of the defaults:
   ///   LB4MPI_SCHEDULING      technique name or `000` Table 4.1 id
@@ -45,7 +55,8 @@ struct Options {
   ///   LB4MPI_H, LB4MPI_SIGMA, LB4MPI_MU, LB4MPI_ALPHA, LB4MPI_FISS_B,
   ///   LB4MPI_VISS_X, LB4MPI_PLS_SWR, LB4MPI_RND_BOUNDS (unit|paper004),
   ///   LB4MPI_SEED, LB4MPI_WEIGHTS (comma-separated), LB4MPI_INJECT_DELAY_US,
-  ///   LB4MPI_DELAY_RANKS (comma-separated).
+  ///   LB4MPI_DELAY_RANKS (comma-separated), LB4MPI_TRACE (path),
+  ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name).
   /// Throws lb4mpi::Error naming the variable and the valid choices.
   static Options from_env();
   /// Same, applied on top of `base`.

@@ -129,6 +129,18 @@ Options Options::from_env(Options o) {
     o.inject_delay_us = parse_real("LB4MPI_INJECT_DELAY_US", v);
   if (const char* v = env("LB4MPI_DELAY_RANKS"))
     o.delay_ranks = parse_list<int>("LB4MPI_DELAY_RANKS", v, parse_integer);
+  if (const char* v = env("LB4MPI_TRACE")) o.trace = v;
+  if (const char* v = env("LB4MPI_ITERATIONS_INFO")) {
+    const std::string s = lower(v);
+    if (s == "1" || s == "true" || s == "yes" || s == "on") {
+      o.iterations_info = true;
+    } else if (s == "0" || s == "false" || s == "no" || s == "off") {
+      o.iterations_info = false;
+    } else {
+      throw Error(std::string("LB4MPI_ITERATIONS_INFO='") + v + "'; valid values: 0, 1");
+    }
+  }
+  if (const char* v = env("LB4MPI_DIR_ID")) o.iterations_dir = v;
   return o;
 }
 

@@ -19,6 +19,9 @@ Executor::Executor(MPI_Comm comm, Index first, Index last, const Options& option
     : comm_(detail::private_comm(comm)), options_(options), first_(first), n_(last - first) {
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  // Loops are created collectively, so every rank numbers them alike.
+  static int next_loop_id = 0;
+  recorder_.configure(options_, next_loop_id++, rank_);
 }
 
 namespace {
@@ -75,6 +78,8 @@ void Executor::start(Index first, Index last) {
   n_ = last - first;
   mine_ = RankReport{};
   piece_.reset();
+  new_chunk_.reset();
+  recorder_.clear();
   drained_ = false;
   dropped_ = 0;
   exit_time_ = 0.0;
@@ -84,6 +89,11 @@ void Executor::start(Index first, Index last) {
                   options_.delay_ranks.end());
   t_start_ = now();
   on_start();
+}
+
+void Executor::add_serve_time(double t0, double t1, bool traced) {
+  mine_.serve_time += t1 - t0;
+  if (traced) recorder_.serve(epoch_, t0 - t_start_, t1 - t_start_);
 }
 
 void Executor::inject_delay() const {
@@ -99,6 +109,7 @@ void Executor::close_piece() {
   mine_.work_time += work;
   mine_.iterations += piece.size;
   mine_.finish_time = t - t_start_;
+  recorder_.chunk_progress(t - t_start_);
   piece_done(piece, work);
 }
 
@@ -116,6 +127,10 @@ std::optional<Chunk> Executor::next() {
     exit_time_ = t1 - t_start_;
     if (mine_.iterations == 0) mine_.finish_time = exit_time_;
     return std::nullopt;
+  }
+  if (new_chunk_) {
+    recorder_.chunk(epoch_, first_ + new_chunk_->begin, new_chunk_->size, t0 - t_start_, t1 - t_start_);
+    new_chunk_.reset();
   }
   piece_ = c;
   t_piece_ = t1;
@@ -147,6 +162,7 @@ Report Executor::finish() {
     report.t_par = std::max(report.t_par, x.exit);
   }
   on_finish(report);
+  recorder_.flush(comm_, rank_, options_.technique, options_.mode);
   if (dropped_ > 0) {
     throw Error("lb4mpi: finish() was called on rank " + std::to_string(rank_) + " before next() returned no chunk; " +
                 std::to_string(dropped_) + " iterations handed to it were not executed");

@@ -11,6 +11,7 @@
 #include "lb4mpi/options.hpp"
 #include "lb4mpi/report.hpp"
 #include "lb4mpi/types.hpp"
+#include "runtime/trace.hpp"
 
 namespace lb4mpi {
 
@@ -50,10 +51,14 @@ class Executor {
 
   /// Delay injection on this rank's chunk calculations, if configured.
   void inject_delay() const;
-  /// Counts a newly received chunk (not a sub-piece) in the report.
-  void count_chunk() { ++mine_.chunks; }
-  /// Adds coordinator serve time.
-  void add_serve_time(double s) { mine_.serve_time += s; }
+  /// A new chunk for this rank (not a sub-piece): counted in the report and
+  /// traced. `c` is 0-based within the loop.
+  void new_chunk(const Chunk& c) {
+    ++mine_.chunks;
+    new_chunk_ = c;
+  }
+  /// Coordinator: time spent serving other ranks' requests, [t0, t1] from now().
+  void add_serve_time(double t0, double t1, bool traced);
 
   MPI_Comm comm_;  ///< lb4mpi's private duplicate of the user's communicator
   int rank_ = 0;
@@ -74,6 +79,8 @@ class Executor {
   bool drained_ = false;
   bool delayed_ = false;
   Index dropped_ = 0;
+  std::optional<Chunk> new_chunk_;  // announced by acquire(), traced by next()
+  detail::Recorder recorder_;
 };
 
 /// Creates the executor of options.mode (collective over comm).

@@ -47,7 +47,7 @@ std::optional<Chunk> RmaExecutor::acquire() {
     done_ = true;
     inject_delay();
     std::optional<Chunk> c = walk_->chunk(rank_);
-    if (c) count_chunk();
+    if (c) new_chunk(*c);
     return c;
   }
   const Index step = fetch_step();
@@ -57,7 +57,7 @@ std::optional<Chunk> RmaExecutor::acquire() {
     done_ = true;
     return std::nullopt;
   }
-  count_chunk();
+  new_chunk(*c);
   return c;
 }
 

@@ -82,7 +82,7 @@ std::optional<Chunk> TwoSidedExecutor::acquire_static() {
   const Index begin = rank_ * q + std::min<Index>(rank_, r);
   const Index size = q + (rank_ < r ? 1 : 0);
   if (size == 0) return std::nullopt;
-  count_chunk();
+  new_chunk(Chunk{begin, size});
   return Chunk{begin, size};
 }
 
@@ -108,14 +108,17 @@ void TwoSidedExecutor::handle(int source) {
   if (pending_workers_ > 0) post_receive();
 }
 
-void TwoSidedExecutor::serve_available() {
+int TwoSidedExecutor::serve_available() {
+  int served = 0;
   while (pending_workers_ > 0) {
     int flag = 0;
     MPI_Status st;
     check_mpi(MPI_Test(&request_recv_, &flag, &st), "MPI_Test");
-    if (flag == 0) return;
+    if (flag == 0) break;
     handle(st.MPI_SOURCE);
+    ++served;
   }
+  return served;
 }
 
 void TwoSidedExecutor::serve_blocking() {
@@ -128,8 +131,8 @@ void TwoSidedExecutor::serve_blocking() {
 
 std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
   const double t0 = now();
-  serve_available();
-  add_serve_time(now() - t0);
+  const int served = serve_available();
+  add_serve_time(t0, now(), served > 0);
   for (;;) {
     if (pos_ < end_) {
       const Index k = std::min(piece_limit_, end_ - pos_);
@@ -146,15 +149,16 @@ std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
     if (const std::optional<Chunk> c = own_next()) {
       pos_ = c->begin;
       end_ = c->end();
-      count_chunk();
+      new_chunk(*c);
       // breakAfter: automatic = max(1, ceil(chunk / P) / 4), as the original.
       piece_limit_ = options_.break_after >= 0 ? std::max<Index>(1, options_.break_after)
                                                : std::max<Index>(1, ((c->size + size_ - 1) / size_) / 4);
       continue;
     }
     const double t1 = now();
+    const bool any = pending_workers_ > 0;
     serve_blocking();
-    add_serve_time(now() - t1);
+    add_serve_time(t1, now(), any);
     return std::nullopt;
   }
 }
@@ -234,7 +238,7 @@ std::optional<Chunk> TwoSidedExecutor::acquire_worker() {
     }
     pos_ = c->begin;
     end_ = c->end();
-    count_chunk();
+    new_chunk(*c);
     // requestWhen: automatic = 15% of the chunk (at least 1), as the original.
     piece_limit_ = options_.request_when >= 0 ? static_cast<Index>(options_.request_when)
                                               : std::max<Index>(1, (15 * c->size) / 100);

@@ -49,7 +49,7 @@ class TwoSidedExecutor : public Executor {
   std::optional<Chunk> acquire_coordinator();
   std::optional<Chunk> acquire_worker();
   void handle(int source);
-  void serve_available();
+  int serve_available();
   void serve_blocking();
   void post_receive();
   void send_request();
