@@ -16,7 +16,8 @@ class AfRule final : public ChunkRule {
   AfRule(LoopShape shape, const TechniqueParams& params)
       : p_(shape.p),
         min_chunk_(params.min_chunk),
-        cap_(params.max_chunk > 0 ? kMaxIterations : std::max<Index>(1, ceil_div(shape.n, Index{2} * shape.p))) {}
+        cap_(params.max_chunk > 0 ? kMaxIterations
+                                  : std::max<Index>(1, ceil_div(shape.n, Index{2} * shape.p))) {}
 
   // `001` Eq. 11: D = sum_p sigma_p^2/mu_p, E = (sum_p 1/mu_p)^-1,
   //   K = (D + 2 E R - sqrt(D^2 + 4 D E R)) / (2 mu_r),   chunk floor(K + 0.55).

@@ -17,7 +17,9 @@ namespace {
 class AwfBatchRule final : public ChunkRule {
  public:
   AwfBatchRule(LoopShape shape, const TechniqueParams& params)
-      : p_(shape.p), min_chunk_(params.min_chunk), weights_(static_cast<std::size_t>(shape.p), 1.0) {}
+      : p_(shape.p),
+        min_chunk_(params.min_chunk),
+        weights_(static_cast<std::size_t>(shape.p), 1.0) {}
 
   // A rank without a measurement gets min_chunk (the batch is not touched).
   // Otherwise, at a batch start (previous batch used up) the weights are
@@ -25,7 +27,8 @@ class AwfBatchRule final : public ChunkRule {
   // ceil(R/(2P))); rank r gets max(min_chunk, floor(w_r c + 0.55)).
   Index next(const StepContext& ctx) override {
     const PerfTable* perf = ctx.perf;
-    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank)) return min_chunk_;
+    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank))
+      return min_chunk_;
     if (batch_.open_if_used_up(ctx.remaining, p_, min_chunk_)) perf->weights_into(weights_);
     const double w = weights_[static_cast<std::size_t>(ctx.rank)];
     const Index k = std::max(min_chunk_, round55_to_index(w * static_cast<double>(batch_.chunk())));
@@ -45,13 +48,15 @@ class AwfBatchRule final : public ChunkRule {
 // AWF-C / AWF-E.
 class AwfChunkRule final : public ChunkRule {
  public:
-  AwfChunkRule(LoopShape shape, const TechniqueParams& params) : p_(shape.p), min_chunk_(params.min_chunk) {}
+  AwfChunkRule(LoopShape shape, const TechniqueParams& params)
+      : p_(shape.p), min_chunk_(params.min_chunk) {}
 
   // A rank without a measurement gets min_chunk; otherwise
   // max(min_chunk, floor(w_r ceil(R_i/(2P)) + 0.55)) with w_r current (O(1)).
   Index next(const StepContext& ctx) override {
     const PerfTable* perf = ctx.perf;
-    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank)) return min_chunk_;
+    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank))
+      return min_chunk_;
     const double c = static_cast<double>(fac2_batch_chunk(ctx.remaining, p_));
     return std::max(min_chunk_, round55_to_index(perf->weight(ctx.rank) * c));
   }

@@ -33,7 +33,8 @@ std::optional<Chunk> ChunkCalculator::next(int rank) {
   const Index left = remaining();
   if (left <= 0) return std::nullopt;
   if (rank < 0 || rank >= shape_.p) {
-    throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(shape_.p) + ")");
+    throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(shape_.p) +
+                ")");
   }
   const StepContext ctx{step_, left, rank, &perf_};
   const Index size = std::min(bound(rule_->next(ctx)), left);
@@ -46,7 +47,8 @@ std::optional<Chunk> ChunkCalculator::next(int rank) {
 Index ChunkCalculator::closed_size(Index step) const {
   if (!info(technique_).has_closed_form) {
     throw Error(std::string(name(technique_)) +
-                " has no closed form (its chunk sizes depend on run-time measurements or on which rank asks); "
+                " has no closed form (its chunk sizes depend on run-time measurements or on which "
+                "rank asks); "
                 "use the recursive form");
   }
   if (step < 0) throw Error("step must be >= 0, got " + std::to_string(step));
@@ -74,15 +76,22 @@ void ChunkCalculator::record(const ChunkTiming& timing) {
   }
 }
 
+// Only AWF learns from whole time steps; the other adaptive techniques learn
+// from chunks, and a time-step measurement would distort their history.
 void ChunkCalculator::record_time_step(int rank, Index iterations, double work_time) {
-  perf_.record_time_step(rank, iterations, work_time);
+  if (rank < 0 || rank >= shape_.p) {
+    throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(shape_.p) +
+                ")");
+  }
+  if (technique_ == Technique::AWF) perf_.record_time_step(rank, iterations, work_time);
 }
 
 void ChunkCalculator::restart() {
   if (technique_ == Technique::AWF) {
     for (int r = 0; r < shape_.p; ++r) {
       const RankStats& s = perf_.rank(r);
-      if (!s.time_step_recorded && s.iterations > 0) perf_.record_time_step(r, s.iterations, s.work_time);
+      if (!s.time_step_recorded && s.iterations > 0)
+        perf_.record_time_step(r, s.iterations, s.work_time);
     }
   }
   perf_.start_new_execution();
@@ -93,22 +102,23 @@ void ChunkCalculator::restart() {
 
 // ---- simulation ---------------------------------------------------------------
 
-void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params, Form form,
-                              const SimulationSetup& setup,
+void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params,
+                              Form form, const SimulationSetup& setup,
                               const std::function<void(const Chunk& chunk, int rank)>& sink) {
   ChunkCalculator calc(t, shape, params);
   if (form == Form::Closed && !info(t).has_closed_form) {
     throw Error(std::string(name(t)) + " has no closed form; simulate its recursive form");
   }
   if (!setup.slowdown.empty() && setup.slowdown.size() != static_cast<std::size_t>(shape.p)) {
-    throw Error("the simulation needs " + std::to_string(shape.p) + " slowdown factors (one per rank), got " +
-                std::to_string(setup.slowdown.size()));
+    throw Error("the simulation needs " + std::to_string(shape.p) +
+                " slowdown factors (one per rank), got " + std::to_string(setup.slowdown.size()));
   }
   for (const double f : setup.slowdown) {
     if (!(std::isfinite(f) && f > 0.0)) throw Error("slowdown factors must be positive and finite");
   }
   const auto per_iteration = [&](int r) {
-    return setup.iteration_time * (setup.slowdown.empty() ? 1.0 : setup.slowdown[static_cast<std::size_t>(r)]);
+    return setup.iteration_time *
+           (setup.slowdown.empty() ? 1.0 : setup.slowdown[static_cast<std::size_t>(r)]);
   };
 
   // Ranks by the time they become free; ties by the lowest rank.
@@ -127,7 +137,8 @@ void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParam
       calc.record(ChunkTiming{r, mine.size, time, time});
       mine.size = 0;
     }
-    const std::optional<Chunk> chunk = form == Form::Recursive ? calc.next(r) : calc.closed_chunk(step, scheduled);
+    const std::optional<Chunk> chunk =
+        form == Form::Recursive ? calc.next(r) : calc.closed_chunk(step, scheduled);
     if (!chunk) continue;  // nothing left: this rank is done
     if (form == Form::Closed) {
       ++step;
@@ -139,8 +150,8 @@ void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParam
   }
 }
 
-std::vector<Chunk> simulate_chunks(Technique t, LoopShape shape, const TechniqueParams& params, Form form,
-                                   double iteration_time) {
+std::vector<Chunk> simulate_chunks(Technique t, LoopShape shape, const TechniqueParams& params,
+                                   Form form, double iteration_time) {
   std::vector<Chunk> chunks;
   SimulationSetup setup;
   setup.iteration_time = iteration_time;

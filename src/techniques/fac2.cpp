@@ -15,7 +15,8 @@ class Fac2Rule final : public ChunkRule {
 
   // `001` Eq. 7: at i mod P = 0, K_i = ceil(R_i / (2P)); otherwise K_{i-1}.
   Index next(const StepContext& ctx) override {
-    if (ctx.step % shape_.p == 0 || current_ == 0) current_ = fac2_batch_chunk(ctx.remaining, shape_.p);
+    if (ctx.step % shape_.p == 0 || current_ == 0)
+      current_ = fac2_batch_chunk(ctx.remaining, shape_.p);
     return current_;
   }
 

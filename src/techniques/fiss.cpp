@@ -13,7 +13,7 @@ class FissRule final : public ChunkRule {
     const double n = static_cast<double>(shape.n);
     const double p = static_cast<double>(shape.p);
     const double b = params.fiss_batches;
-    first_ = n / ((2.0 + b) * p);                                   // K_0 (Eq. 9)
+    first_ = n / ((2.0 + b) * p);                                        // K_0 (Eq. 9)
     increment_ = 2.0 * n * (1.0 - b / (2.0 + b)) / (p * b * (b - 1.0));  // A (Eq. 9)
   }
 

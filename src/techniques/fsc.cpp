@@ -16,7 +16,8 @@ Index fsc_chunk(LoopShape shape, const TechniqueParams& params) {
   const double p = static_cast<double>(shape.p);
   const double base = std::sqrt(2.0) * static_cast<double>(shape.n) * params.h /
                       (params.sigma * p * std::sqrt(std::log(p)));
-  return std::clamp<Index>(ceil_to_index(std::pow(base, 2.0 / 3.0)), 1, std::max<Index>(1, shape.n));
+  return std::clamp<Index>(ceil_to_index(std::pow(base, 2.0 / 3.0)), 1,
+                           std::max<Index>(1, shape.n));
 }
 
 class FscRule final : public ChunkRule {

@@ -11,7 +11,9 @@ class GssRule final : public ChunkRule {
   // `001` Eq. 4: K_i = ceil(R_i / P).
   Index next(const StepContext& ctx) override { return gss_recursive(ctx.remaining, shape_.p); }
   // `001` Eq. 14: K'_i = ceil(((P-1)/P)^i * N/P); the last chunk is the rest.
-  [[nodiscard]] Index closed(Index step) const override { return gss_closed(shape_.n, shape_.p, step); }
+  [[nodiscard]] Index closed(Index step) const override {
+    return gss_closed(shape_.n, shape_.p, step);
+  }
 
  private:
   LoopShape shape_;

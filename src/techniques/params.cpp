@@ -17,7 +17,9 @@ std::string show(double v) {
   return os.str();
 }
 
-[[noreturn]] void fail(Technique t, const std::string& what) { throw Error(std::string(name(t)) + " needs " + what); }
+[[noreturn]] void fail(Technique t, const std::string& what) {
+  throw Error(std::string(name(t)) + " needs " + what);
+}
 
 }  // namespace
 
@@ -26,14 +28,14 @@ void TechniqueParams::validate(Technique t, Index n, int p) const {
   (void)ti;
   if (n < 0) throw Error("the number of iterations N must be >= 0, got " + std::to_string(n));
   if (n > detail::kMaxIterations) {
-    throw Error("the number of iterations N must be <= 2^62 = " + std::to_string(detail::kMaxIterations) + ", got " +
-                std::to_string(n));
+    throw Error("the number of iterations N must be <= 2^62 = " +
+                std::to_string(detail::kMaxIterations) + ", got " + std::to_string(n));
   }
   if (p < 1) throw Error("the number of ranks P must be >= 1, got " + std::to_string(p));
   if (min_chunk < 1) throw Error("min_chunk must be >= 1, got " + std::to_string(min_chunk));
   if (max_chunk != 0 && max_chunk < min_chunk) {
-    throw Error("max_chunk must be 0 (no maximum) or >= min_chunk = " + std::to_string(min_chunk) + ", got " +
-                std::to_string(max_chunk));
+    throw Error("max_chunk must be 0 (no maximum) or >= min_chunk = " + std::to_string(min_chunk) +
+                ", got " + std::to_string(max_chunk));
   }
   switch (t) {
     case Technique::FSC:
@@ -44,7 +46,8 @@ void TechniqueParams::validate(Technique t, Index n, int p) const {
     case Technique::FAC:
       if (!(std::isfinite(mu) && mu > 0.0)) fail(t, "mu > 0, got " + show(mu));
       if (!(std::isfinite(sigma) && sigma >= 0.0)) fail(t, "sigma >= 0, got " + show(sigma));
-      if (t == Technique::TAP && !(std::isfinite(alpha) && alpha >= 0.0)) fail(t, "alpha >= 0, got " + show(alpha));
+      if (t == Technique::TAP && !(std::isfinite(alpha) && alpha >= 0.0))
+        fail(t, "alpha >= 0, got " + show(alpha));
       break;
     case Technique::FISS:
       if (fiss_batches < 2) fail(t, "fiss_batches >= 2, got " + std::to_string(fiss_batches));
@@ -64,11 +67,13 @@ void TechniqueParams::validate(Technique t, Index n, int p) const {
     case Technique::AWF:
       if (!weights.empty()) {
         if (weights.size() != static_cast<std::size_t>(p)) {
-          fail(t, std::to_string(p) + " weights (one per rank), got " + std::to_string(weights.size()));
+          fail(t, std::to_string(p) + " weights (one per rank), got " +
+                      std::to_string(weights.size()));
         }
         for (std::size_t r = 0; r < weights.size(); ++r) {
           if (!(std::isfinite(weights[r]) && weights[r] > 0.0)) {
-            fail(t, "positive finite weights, got " + show(weights[r]) + " for rank " + std::to_string(r));
+            fail(t, "positive finite weights, got " + show(weights[r]) + " for rank " +
+                        std::to_string(r));
           }
         }
       }

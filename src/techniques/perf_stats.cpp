@@ -30,7 +30,8 @@ double RankStats::weighted_performance() const {
 }
 
 PerfTable::PerfTable(int p)
-    : stats_(static_cast<std::size_t>(std::max(p, 1))), terms_(static_cast<std::size_t>(std::max(p, 1))) {}
+    : stats_(static_cast<std::size_t>(std::max(p, 1))),
+      terms_(static_cast<std::size_t>(std::max(p, 1))) {}
 
 RankStats& PerfTable::checked(int r) {
   if (r < 0 || r >= ranks()) {
@@ -186,7 +187,8 @@ double PerfTable::weight(int r) const {
   if (weighted_.count == 0) return 1.0;
   const auto missing = static_cast<double>(ranks() - weighted_.count);
   const Terms& own = terms_.at(static_cast<std::size_t>(r));
-  const double slowest_inv = missing > 0.0 ? terms_[static_cast<std::size_t>(weighted_.slowest)].inv_wap : 0.0;
+  const double slowest_inv =
+      missing > 0.0 ? terms_[static_cast<std::size_t>(weighted_.slowest)].inv_wap : 0.0;
   const double total = weighted_.sum_a + missing * slowest_inv;
   const double inv = own.weighted ? own.inv_wap : slowest_inv;
   return static_cast<double>(ranks()) * inv / total;
@@ -206,14 +208,16 @@ std::vector<double> PerfTable::weights() const {
 double PerfTable::sum_inv_mu() const {
   if (af_.count == 0) return 0.0;
   const auto missing = static_cast<double>(ranks() - af_.count);
-  return af_.sum_a + (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].inv_mu : 0.0);
+  return af_.sum_a +
+         (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].inv_mu : 0.0);
 }
 
 double PerfTable::sum_sigma2_over_mu() const {
   if (af_.count == 0) return 0.0;
   const auto missing = static_cast<double>(ranks() - af_.count);
-  return af_.sum_b +
-         (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].sigma2_over_mu : 0.0);
+  return af_.sum_b + (missing > 0.0
+                          ? missing * terms_[static_cast<std::size_t>(af_.slowest)].sigma2_over_mu
+                          : 0.0);
 }
 
 double PerfTable::effective_mu(int r) const {

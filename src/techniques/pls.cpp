@@ -16,8 +16,9 @@ class PlsRule final : public ChunkRule {
   // static part holds P*K_s iterations and the dynamic part N_d = N - P*K_s.
   PlsRule(LoopShape shape, const TechniqueParams& params)
       : shape_(shape),
-        static_chunk_(std::min(shape.n / shape.p, floor_to_index(static_cast<double>(shape.n) * params.pls_swr /
-                                                                 static_cast<double>(shape.p)))),
+        static_chunk_(std::min(shape.n / shape.p,
+                               floor_to_index(static_cast<double>(shape.n) * params.pls_swr /
+                                              static_cast<double>(shape.p)))),
         dynamic_part_(shape.n - static_chunk_ * shape.p) {}
 
   // `001` Eq. 13: K_s while R_i > N - (static part), then GSS Eq. 4 ceil(R_i/P).

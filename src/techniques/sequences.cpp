@@ -42,7 +42,8 @@ Index TssSequence::sum(Index from, Index count) const {
     const Index hi = std::min(to, j_lin);
     const Int128 terms = static_cast<Int128>(hi) - from + 1;
     // sum_{j=from}^{hi} (K_0 - j*C) = terms*K_0 - C*(from + hi)*terms/2
-    total += terms * first_ - static_cast<Int128>(delta_) * (static_cast<Int128>(from) + hi) * terms / 2;
+    total +=
+        terms * first_ - static_cast<Int128>(delta_) * (static_cast<Int128>(from) + hi) * terms / 2;
   }
   if (to > j_lin) {
     const Index lo = std::max(from, j_lin + 1);

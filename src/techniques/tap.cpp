@@ -15,7 +15,9 @@ class TapRule final : public ChunkRule {
   TapRule(LoopShape shape, const TechniqueParams& params)
       : shape_(shape), v_(params.alpha * params.sigma / params.mu) {}
 
-  Index next(const StepContext& ctx) override { return taper(gss_recursive(ctx.remaining, shape_.p)); }
+  Index next(const StepContext& ctx) override {
+    return taper(gss_recursive(ctx.remaining, shape_.p));
+  }
   [[nodiscard]] Index closed(Index step) const override {
     return taper(gss_closed(shape_.n, shape_.p, step));
   }

@@ -21,17 +21,22 @@ constexpr std::array<TechniqueInfo, kTechniqueCount> kInfo = {{
     {T::TAP, "TAP", -1, true, false, false, "001 Eq. 5 (recursive), Eq. 16 (closed)"},
     {T::TSS, "TSS", 5, true, false, false, "001 Eq. 6 (recursive), Eq. 17 (closed)"},
     {T::FAC, "FAC", -1, true, false, true,
-     "000 Eq. 2.2 (recursive); closed: batch recurrence replayed locally (no closed form in the papers)"},
+     "000 Eq. 2.2 (recursive); closed: batch recurrence replayed locally (no closed form in the "
+     "papers)"},
     {T::FAC2, "FAC2", 7, true, false, true, "001 Eq. 7 (recursive), Eq. 15 (closed)"},
     {T::TFSS, "TFSS", -1, true, false, true, "001 Eq. 8 (recursive), Eq. 18 (closed)"},
     {T::FISS, "FISS", -1, true, false, true, "001 Eq. 9 (recursive), Eq. 19 (closed)"},
     {T::VISS, "VISS", -1, true, false, true, "001 Eq. 10 (recursive), Eq. 20 (closed)"},
     {T::WF, "WF", 8, false, false, true, "003 2.2.2.1 (FAC2 batches, fixed weights)"},
     {T::AWF, "AWF", 9, false, true, true, "003 2.2.2.2, Appendix B (weights per time step)"},
-    {T::AWF_B, "AWF-B", 10, false, true, true, "003 2.2.2.2, Appendix B (weights per batch, work time)"},
-    {T::AWF_C, "AWF-C", 11, false, true, false, "003 2.2.2.2, Appendix B (weights per chunk, work time)"},
-    {T::AWF_D, "AWF-D", 12, false, true, true, "003 2.2.2.2, Appendix B (weights per batch, elapsed time)"},
-    {T::AWF_E, "AWF-E", 13, false, true, false, "003 2.2.2.2, Appendix B (weights per chunk, elapsed time)"},
+    {T::AWF_B, "AWF-B", 10, false, true, true,
+     "003 2.2.2.2, Appendix B (weights per batch, work time)"},
+    {T::AWF_C, "AWF-C", 11, false, true, false,
+     "003 2.2.2.2, Appendix B (weights per chunk, work time)"},
+    {T::AWF_D, "AWF-D", 12, false, true, true,
+     "003 2.2.2.2, Appendix B (weights per batch, elapsed time)"},
+    {T::AWF_E, "AWF-E", 13, false, true, false,
+     "003 2.2.2.2, Appendix B (weights per chunk, elapsed time)"},
     {T::AF, "AF", 14, false, true, false, "001 Eq. 11"},
     {T::RND, "RND", -1, true, false, false, "001 Eq. 12"},
     {T::PLS, "PLS", -1, true, false, false, "001 Eq. 13 (recursive), Eq. 21 (closed)"},
@@ -47,8 +52,10 @@ static_assert(table_in_enum_order(), "kInfo must follow the order of enum class 
 
 // Upper case, '_' read as '-', surrounding blanks dropped.
 std::string normalize(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0)
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0)
+    text.remove_suffix(1);
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
@@ -93,8 +100,10 @@ Technique parse_technique(std::string_view text) {
       if (normalize(ti.name) == key) return ti.technique;
     }
   }
-  throw Error("unknown scheduling technique '" + std::string(text) + "'; valid names: " + valid_technique_names() +
-              " (case-insensitive, '_' for '-', WF also as wFAC); valid ids (000 Table 4.1): " + valid_ids());
+  throw Error("unknown scheduling technique '" + std::string(text) +
+              "'; valid names: " + valid_technique_names() +
+              " (case-insensitive, '_' for '-', WF also as wFAC); valid ids (000 Table 4.1): " +
+              valid_ids());
 }
 
 std::string valid_technique_names() {

@@ -13,7 +13,8 @@ class VissRule final : public ChunkRule {
   // N/(X P), X = viss_x; papers/README.md).
   VissRule(LoopShape shape, const TechniqueParams& params)
       : p_(shape.p),
-        first_(floor_to_index(static_cast<double>(shape.n) / (params.viss_x * static_cast<double>(shape.p)))) {}
+        first_(floor_to_index(static_cast<double>(shape.n) /
+                              (params.viss_x * static_cast<double>(shape.p)))) {}
 
   // `001` Eq. 10 literally, per batch: K_b = K_{b-1} + floor(K_{b-1} / 2).
   // (For N = 1000, P = 4, X = 4: 62, 93, 139, ...)
@@ -31,7 +32,8 @@ class VissRule final : public ChunkRule {
   // K'_b = floor(K_0 (1 - 0.5^(b+1)) / 0.5). (62, 93, 108, ...)
   [[nodiscard]] Index closed(Index step) const override {
     const Index batch = step / p_;
-    const double factor = batch >= 1100 ? 2.0 : (1.0 - std::ldexp(1.0, -static_cast<int>(batch + 1))) / 0.5;
+    const double factor =
+        batch >= 1100 ? 2.0 : (1.0 - std::ldexp(1.0, -static_cast<int>(batch + 1))) / 0.5;
     return floor_to_index(static_cast<double>(first_) * factor);
   }
 

@@ -15,7 +15,10 @@ class WeightedFactoringRule final : public ChunkRule {
  public:
   // Weights from params.weights normalized to sum to P (empty: all 1).
   WeightedFactoringRule(LoopShape shape, const TechniqueParams& params, bool adaptive)
-      : p_(shape.p), min_chunk_(params.min_chunk), adaptive_(adaptive), weights_(static_cast<std::size_t>(shape.p), 1.0) {
+      : p_(shape.p),
+        min_chunk_(params.min_chunk),
+        adaptive_(adaptive),
+        weights_(static_cast<std::size_t>(shape.p), 1.0) {
     if (static_cast<int>(params.weights.size()) == shape.p) {
       // Scaled by the largest weight first, so that the sum cannot overflow.
       const double largest = *std::max_element(params.weights.begin(), params.weights.end());
@@ -34,7 +37,8 @@ class WeightedFactoringRule final : public ChunkRule {
     if (reload_weights_) load_learned_weights(ctx.perf);
     batch_.open_if_used_up(ctx.remaining, p_, min_chunk_);
     const double w = weights_[static_cast<std::size_t>(ctx.rank)];
-    const Index k = std::max<Index>(1, floor_to_index(w * static_cast<double>(batch_.chunk()) + 0.5));
+    const Index k =
+        std::max<Index>(1, floor_to_index(w * static_cast<double>(batch_.chunk()) + 0.5));
     batch_.consume(std::max(k, min_chunk_));
     return k;
   }

@@ -15,7 +15,8 @@ inline std::vector<Index> sizes_of(const std::vector<Chunk>& chunks) {
 }
 
 /// The closed-form sequence of one loop, steps 0, 1, 2, ... (no simulation).
-inline std::vector<Index> closed_sizes(Technique t, LoopShape shape, const TechniqueParams& params) {
+inline std::vector<Index> closed_sizes(Technique t, LoopShape shape,
+                                       const TechniqueParams& params) {
   const ChunkCalculator calc(t, shape, params);
   std::vector<Index> out;
   Index scheduled = 0;
@@ -29,7 +30,8 @@ inline std::vector<Index> closed_sizes(Technique t, LoopShape shape, const Techn
 }
 
 /// The recursive sequence of one loop with ranks asking round-robin, no feedback.
-inline std::vector<Index> recursive_sizes(Technique t, LoopShape shape, const TechniqueParams& params) {
+inline std::vector<Index> recursive_sizes(Technique t, LoopShape shape,
+                                          const TechniqueParams& params) {
   ChunkCalculator calc(t, shape, params);
   std::vector<Index> out;
   for (int rank = 0;; rank = (rank + 1) % shape.p) {
@@ -41,7 +43,9 @@ inline std::vector<Index> recursive_sizes(Technique t, LoopShape shape, const Te
 }
 
 /// v repeated `count` times.
-inline std::vector<Index> repeat(Index v, int count) { return std::vector<Index>(static_cast<std::size_t>(count), v); }
+inline std::vector<Index> repeat(Index v, int count) {
+  return std::vector<Index>(static_cast<std::size_t>(count), v);
+}
 
 inline std::vector<Index> concat(std::initializer_list<std::vector<Index>> parts) {
   std::vector<Index> out;

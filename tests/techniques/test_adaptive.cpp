@@ -51,8 +51,8 @@ std::vector<Issued> drive(ChunkCalculator& calc, const std::vector<double>& seco
 // c = ceil(R_b / 2P), with the batches replayed here as an oracle (a batch
 // of min(P c, R_b) iterations opens when the previous one is used up).
 // Skips the first `skip` chunks (learning) and the tail (clipped chunks).
-std::pair<double, double> mean_relative_size(const std::vector<Issued>& issued, std::size_t skip, bool batched,
-                                             int p) {
+std::pair<double, double> mean_relative_size(const std::vector<Issued>& issued, std::size_t skip,
+                                             bool batched, int p) {
   double sum[2] = {0.0, 0.0};
   int count[2] = {0, 0};
   Index batch_left = 0;
@@ -67,7 +67,8 @@ std::pair<double, double> mean_relative_size(const std::vector<Issued>& issued, 
       batch_left = std::max<Index>(0, batch_left - c.size);
     }
     if (i < skip || c.remaining_before < 2000 || c.rank > 1) continue;
-    const double base = batched ? static_cast<double>(batch_chunk) : static_cast<double>(c.remaining_before);
+    const double base =
+        batched ? static_cast<double>(batch_chunk) : static_cast<double>(c.remaining_before);
     sum[c.rank] += static_cast<double>(c.size) / base;
     ++count[c.rank];
   }
@@ -127,8 +128,8 @@ TEST_P(LearnsTheFasterRank, GivesItLargerChunks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Adaptive, LearnsTheFasterRank,
-                         ::testing::Values(Technique::AWF_B, Technique::AWF_C, Technique::AWF_D, Technique::AWF_E,
-                                           Technique::AF),
+                         ::testing::Values(Technique::AWF_B, Technique::AWF_C, Technique::AWF_D,
+                                           Technique::AWF_E, Technique::AF),
                          [](const ::testing::TestParamInfo<Technique>& param) {
                            std::string n(name(param.param));
                            for (char& c : n) c = c == '-' ? '_' : c;
@@ -167,6 +168,13 @@ TEST(Adaptive, AWFUsesExplicitTimeSteps) {
   EXPECT_EQ(c1->size, 12500);  // 25000 * 0.5
 }
 
+TEST(Adaptive, TimeStepsAreForAWFOnly) {
+  ChunkCalculator calc(Technique::AWF_B, {1000, 2}, TechniqueParams{});
+  calc.record_time_step(0, 500, 1.0);
+  EXPECT_FALSE(calc.perf().has_weighted_performance(0));
+  EXPECT_THROW(calc.record_time_step(2, 500, 1.0), Error);
+}
+
 TEST(Adaptive, AWFKeepsStartWeightsUntilItHasMeasurements) {
   TechniqueParams params;
   params.weights = {1.0, 3.0};
@@ -183,8 +191,11 @@ TEST(Adaptive, AFWithEqualRanksIsGuidedByTheRemainder) {
   const std::vector<Issued> issued = drive(calc, {1e-6, 1e-6, 1e-6, 1e-6});
   for (std::size_t i = 4; i < issued.size(); ++i) {
     const Index r = issued[i].remaining_before;
-    const Index expected = std::min<Index>(125000, static_cast<Index>(std::floor(static_cast<double>(r) / 4.0 + 0.55)));
-    EXPECT_NEAR(static_cast<double>(issued[i].size), static_cast<double>(std::min(expected, r)), 1.0) << i;
+    const Index expected = std::min<Index>(
+        125000, static_cast<Index>(std::floor(static_cast<double>(r) / 4.0 + 0.55)));
+    EXPECT_NEAR(static_cast<double>(issued[i].size), static_cast<double>(std::min(expected, r)),
+                1.0)
+        << i;
   }
 }
 
@@ -193,13 +204,14 @@ TEST(Adaptive, SimulationWithSlowdownFeedsTheRules) {
   setup.slowdown = {1.0, 2.0};
   Index rank0 = 0;
   Index rank1 = 0;
-  for_each_simulated_chunk(Technique::AWF_C, {1'000'000, 2}, TechniqueParams{}, Form::Recursive, setup,
+  for_each_simulated_chunk(Technique::AWF_C, {1'000'000, 2}, TechniqueParams{}, Form::Recursive,
+                           setup,
                            [&](const Chunk& c, int r) { (r == 0 ? rank0 : rank1) += c.size; });
   EXPECT_EQ(rank0 + rank1, 1'000'000);
   EXPECT_NEAR(static_cast<double>(rank0) / static_cast<double>(rank1), 2.0, 0.2);
   setup.slowdown = {1.0};
-  EXPECT_THROW(for_each_simulated_chunk(Technique::AWF_C, {10, 2}, TechniqueParams{}, Form::Recursive, setup,
-                                        [](const Chunk&, int) {}),
+  EXPECT_THROW(for_each_simulated_chunk(Technique::AWF_C, {10, 2}, TechniqueParams{},
+                                        Form::Recursive, setup, [](const Chunk&, int) {}),
                Error);
 }
 

@@ -20,9 +20,9 @@ std::string lower(std::string_view s) {
 
 TEST(Parse, TableIsCompleteAndInEnumOrder) {
   ASSERT_EQ(all_techniques().size(), 21U);
-  const std::vector<std::string> expected{"STATIC", "SS",   "FSC",  "mFSC", "GSS",   "TAP",   "TSS",
-                                          "FAC",    "FAC2", "TFSS", "FISS", "VISS",  "WF",    "AWF",
-                                          "AWF-B",  "AWF-C", "AWF-D", "AWF-E", "AF",  "RND",   "PLS"};
+  const std::vector<std::string> expected{
+      "STATIC", "SS", "FSC", "mFSC",  "GSS",   "TAP",   "TSS",   "FAC", "FAC2", "TFSS", "FISS",
+      "VISS",   "WF", "AWF", "AWF-B", "AWF-C", "AWF-D", "AWF-E", "AF",  "RND",  "PLS"};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(all_techniques()[i].name, expected[i]);
     EXPECT_EQ(static_cast<std::size_t>(all_techniques()[i].technique), i);
@@ -49,16 +49,17 @@ TEST(Parse, CanonicalLowerCaseAndUnderscoreNames) {
 
 TEST(Parse, LegacyIdsOfTable41) {
   const std::vector<std::pair<std::string, Technique>> ids{
-      {"0", Technique::STATIC}, {"1", Technique::SS},      {"2", Technique::FSC},     {"3", Technique::mFSC},
-      {"4", Technique::GSS},    {"5", Technique::TSS},     {"7", Technique::FAC2},    {"8", Technique::WF},
-      {"9", Technique::AWF},    {"10", Technique::AWF_B},  {"11", Technique::AWF_C},  {"12", Technique::AWF_D},
+      {"0", Technique::STATIC}, {"1", Technique::SS},     {"2", Technique::FSC},
+      {"3", Technique::mFSC},   {"4", Technique::GSS},    {"5", Technique::TSS},
+      {"7", Technique::FAC2},   {"8", Technique::WF},     {"9", Technique::AWF},
+      {"10", Technique::AWF_B}, {"11", Technique::AWF_C}, {"12", Technique::AWF_D},
       {"13", Technique::AWF_E}, {"14", Technique::AF}};
   for (const auto& [text, t] : ids) {
     EXPECT_EQ(parse_technique(text), t) << text;
     EXPECT_EQ(std::to_string(info(t).legacy_id), text);
   }
-  for (const Technique t : {Technique::TAP, Technique::FAC, Technique::TFSS, Technique::FISS, Technique::VISS,
-                            Technique::RND, Technique::PLS}) {
+  for (const Technique t : {Technique::TAP, Technique::FAC, Technique::TFSS, Technique::FISS,
+                            Technique::VISS, Technique::RND, Technique::PLS}) {
     EXPECT_EQ(info(t).legacy_id, -1) << name(t);
   }
   // "FAC" is probabilistic factoring; id 7 is LB4MPI's FAC, i.e. FAC2.
@@ -75,7 +76,8 @@ TEST(Parse, UnknownNamesListTheValidChoices) {
     } catch (const Error& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find("'" + bad + "'"), std::string::npos) << msg;
-      for (const auto& ti : all_techniques()) EXPECT_NE(msg.find(std::string(ti.name)), std::string::npos) << msg;
+      for (const auto& ti : all_techniques())
+        EXPECT_NE(msg.find(std::string(ti.name)), std::string::npos) << msg;
       EXPECT_NE(msg.find("7 FAC2"), std::string::npos) << msg;
       EXPECT_NE(msg.find("14 AF"), std::string::npos) << msg;
     }
@@ -97,7 +99,8 @@ TEST(Parse, Facts) {
 
 // ---- validation -----------------------------------------------------------------
 
-void expect_error(Technique t, Index n, int p, const TechniqueParams& params, const std::string& fragment) {
+void expect_error(Technique t, Index n, int p, const TechniqueParams& params,
+                  const std::string& fragment) {
   try {
     params.validate(t, n, p);
     ADD_FAILURE() << "accepted: " << fragment;
@@ -125,7 +128,8 @@ TEST(Validate, LoopShapeAndChunkBounds) {
   bad = ok;
   bad.min_chunk = 10;
   bad.max_chunk = 5;
-  expect_error(Technique::SS, 100, 4, bad, "max_chunk must be 0 (no maximum) or >= min_chunk = 10, got 5");
+  expect_error(Technique::SS, 100, 4, bad,
+               "max_chunk must be 0 (no maximum) or >= min_chunk = 10, got 5");
   bad.max_chunk = -1;
   expect_error(Technique::SS, 100, 4, bad, "got -1");
 }

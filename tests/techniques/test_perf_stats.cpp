@@ -53,8 +53,8 @@ TEST(PerfStats, ElapsedTimeForAWFDAndE) {
 TEST(PerfStats, WeightsNormalizeToPAndFavourTheFasterRank) {
   PerfTable table(2);
   EXPECT_EQ(table.weights(), (std::vector<double>{1.0, 1.0}));  // nothing measured
-  table.record(timing(0, 100, 100e-6), false);  // 1 us per iteration
-  table.record(timing(1, 100, 200e-6), false);  // 2 us per iteration
+  table.record(timing(0, 100, 100e-6), false);                  // 1 us per iteration
+  table.record(timing(1, 100, 200e-6), false);                  // 2 us per iteration
   const std::vector<double> w = table.weights();
   EXPECT_NEAR(w[0], 4.0 / 3.0, 1e-12);
   EXPECT_NEAR(w[1], 2.0 / 3.0, 1e-12);

@@ -30,14 +30,17 @@ Outcome check_stream(Technique t, LoopShape shape, const TechniqueParams& params
   Outcome out;
   Index expected_begin = 0;
   Index short_chunks = 0;  // chunks below min_chunk: only the last may be one
-  const std::string where = std::string(name(t)) + (form == Form::Closed ? " closed" : " recursive") +
+  const std::string where = std::string(name(t)) +
+                            (form == Form::Closed ? " closed" : " recursive") +
                             " N=" + std::to_string(shape.n) + " P=" + std::to_string(shape.p) +
                             " min_chunk=" + std::to_string(params.min_chunk);
   SimulationSetup setup;
   for_each_simulated_chunk(t, shape, params, form, setup, [&](const Chunk& c, int rank) {
-    if (c.begin != expected_begin || c.size < 1 || rank < 0 || rank >= shape.p || short_chunks > 0) {
-      ADD_FAILURE() << where << ": chunk " << out.chunks << " = [" << c.begin << ", +" << c.size << ") on rank "
-                    << rank << ", expected begin " << expected_begin << ", earlier short chunks " << short_chunks;
+    if (c.begin != expected_begin || c.size < 1 || rank < 0 || rank >= shape.p ||
+        short_chunks > 0) {
+      ADD_FAILURE() << where << ": chunk " << out.chunks << " = [" << c.begin << ", +" << c.size
+                    << ") on rank " << rank << ", expected begin " << expected_begin
+                    << ", earlier short chunks " << short_chunks;
     }
     if (c.size < params.min_chunk) ++short_chunks;
     expected_begin = c.begin + c.size;
@@ -102,8 +105,10 @@ TEST(Properties, RNDSeedsDiffer) {
   a.seed = 1;
   TechniqueParams b;
   b.seed = 2;
-  EXPECT_NE(closed_sizes(Technique::RND, {10007, 7}, a), closed_sizes(Technique::RND, {10007, 7}, b));
-  EXPECT_EQ(closed_sizes(Technique::RND, {10007, 7}, a), closed_sizes(Technique::RND, {10007, 7}, a));
+  EXPECT_NE(closed_sizes(Technique::RND, {10007, 7}, a),
+            closed_sizes(Technique::RND, {10007, 7}, b));
+  EXPECT_EQ(closed_sizes(Technique::RND, {10007, 7}, a),
+            closed_sizes(Technique::RND, {10007, 7}, a));
 }
 
 TEST(Properties, ClosedSizesOfTheLargestLoopsDoNotOverflow) {
@@ -113,8 +118,8 @@ TEST(Properties, ClosedSizesOfTheLargestLoopsDoNotOverflow) {
     if (!ti.has_closed_form) continue;
     TechniqueParams params;
     const ChunkCalculator calc(ti.technique, shape, params);
-    for (const Index step : {Index{0}, Index{1}, Index{2}, Index{3}, Index{1000}, Index{1} << 40, Index{1} << 61,
-                             (Index{1} << 62) - 1}) {
+    for (const Index step : {Index{0}, Index{1}, Index{2}, Index{3}, Index{1000}, Index{1} << 40,
+                             Index{1} << 61, (Index{1} << 62) - 1}) {
       const Index s = calc.closed_size(step);
       EXPECT_GE(s, 1) << ti.name << " step " << step;
       EXPECT_LE(s, shape.n) << ti.name << " step " << step;
@@ -125,10 +130,12 @@ TEST(Properties, ClosedSizesOfTheLargestLoopsDoNotOverflow) {
 TEST(Properties, RecursiveLargestLoopsReachTheEnd) {
   // N = 2^62 with the recursive form: the running total never overflows.
   for (const auto& ti : all_techniques()) {
-    if (ti.technique == Technique::SS || ti.technique == Technique::FSC || ti.technique == Technique::mFSC) {
+    if (ti.technique == Technique::SS || ti.technique == Technique::FSC ||
+        ti.technique == Technique::mFSC) {
       continue;  // 2^62 / chunk steps: too many to run; their sizes are constants
     }
-    const Outcome o = check_stream(ti.technique, {Index{1} << 62, 16}, TechniqueParams{}, Form::Recursive);
+    const Outcome o =
+        check_stream(ti.technique, {Index{1} << 62, 16}, TechniqueParams{}, Form::Recursive);
     EXPECT_GT(o.chunks, 0) << ti.name;
   }
 }
@@ -152,7 +159,8 @@ TEST_P(SSHuge, ContiguousAndComplete) {
     ChunkCalculator calc(Technique::SS, shape, params);
     int rank = 0;
     while (const auto c = calc.next(rank)) {
-      ok &= c->begin == expected_begin && (c->size == min_chunk || expected_begin + c->size == kHugeN);
+      ok &= c->begin == expected_begin &&
+            (c->size == min_chunk || expected_begin + c->size == kHugeN);
       expected_begin += c->size;
       ++chunks;
       rank = rank == 6 ? 0 : rank + 1;
@@ -160,7 +168,8 @@ TEST_P(SSHuge, ContiguousAndComplete) {
   } else {
     const ChunkCalculator calc(Technique::SS, shape, params);
     while (const auto c = calc.closed_chunk(chunks, expected_begin)) {
-      ok &= c->begin == expected_begin && (c->size == min_chunk || expected_begin + c->size == kHugeN);
+      ok &= c->begin == expected_begin &&
+            (c->size == min_chunk || expected_begin + c->size == kHugeN);
       expected_begin += c->size;
       ++chunks;
     }
@@ -168,17 +177,20 @@ TEST_P(SSHuge, ContiguousAndComplete) {
   EXPECT_TRUE(ok);
   EXPECT_EQ(expected_begin, kHugeN);
   EXPECT_EQ(chunks, (kHugeN + min_chunk - 1) / min_chunk);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   RecordProperty("seconds", std::to_string(seconds));
-  std::printf("SS, N = 2^31 + 11, %s, min_chunk %ld: %.1f s\n", form == Form::Closed ? "closed" : "recursive",
-              static_cast<long>(min_chunk), seconds);
+  std::printf("SS, N = 2^31 + 11, %s, min_chunk %ld: %.1f s\n",
+              form == Form::Closed ? "closed" : "recursive", static_cast<long>(min_chunk), seconds);
 }
 
 INSTANTIATE_TEST_SUITE_P(PropertiesHuge, SSHuge,
                          ::testing::Combine(::testing::Values(Form::Recursive, Form::Closed),
                                             ::testing::Values(Index{1}, Index{5})),
                          [](const ::testing::TestParamInfo<std::tuple<Form, Index>>& param) {
-                           return std::string(std::get<0>(param.param) == Form::Closed ? "closed" : "recursive") +
+                           return std::string(std::get<0>(param.param) == Form::Closed
+                                                  ? "closed"
+                                                  : "recursive") +
                                   "_min_chunk_" + std::to_string(std::get<1>(param.param));
                          });
 

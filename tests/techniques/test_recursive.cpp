@@ -10,14 +10,16 @@ namespace lb4mpi::test {
 namespace {
 
 TEST(Recursive, GSSIsCeilOfRemainingOverP) {
-  for (const LoopShape shape : {LoopShape{1000, 4}, LoopShape{10007, 7}, LoopShape{5, 1}, LoopShape{3, 16}}) {
+  for (const LoopShape shape :
+       {LoopShape{1000, 4}, LoopShape{10007, 7}, LoopShape{5, 1}, LoopShape{3, 16}}) {
     ChunkCalculator calc(Technique::GSS, shape, TechniqueParams{});
     Index steps = 0;
     while (true) {
       const Index before = calc.remaining();
       const auto c = calc.next(static_cast<int>(steps % shape.p));
       if (!c) break;
-      EXPECT_EQ(c->size, (before + shape.p - 1) / shape.p) << "N=" << shape.n << " P=" << shape.p << " step " << steps;
+      EXPECT_EQ(c->size, (before + shape.p - 1) / shape.p)
+          << "N=" << shape.n << " P=" << shape.p << " step " << steps;
       ++steps;
     }
     EXPECT_EQ(calc.scheduled(), shape.n);
@@ -26,8 +28,8 @@ TEST(Recursive, GSSIsCeilOfRemainingOverP) {
 
 TEST(Recursive, FAC2IsEquation7) {
   EXPECT_EQ(recursive_sizes(Technique::FAC2, {1000, 4}, TechniqueParams{}),
-            concat({repeat(125, 4), repeat(63, 4), repeat(31, 4), repeat(16, 4), repeat(8, 4), repeat(4, 4),
-                    repeat(2, 4), repeat(1, 4)}));
+            concat({repeat(125, 4), repeat(63, 4), repeat(31, 4), repeat(16, 4), repeat(8, 4),
+                    repeat(4, 4), repeat(2, 4), repeat(1, 4)}));
 }
 
 TEST(Recursive, FAC2BatchStartsUseTheRemainingIterations) {
@@ -52,7 +54,8 @@ TEST(Recursive, TSSIsEquation6) {
   const std::vector<Index> sizes = recursive_sizes(Technique::TSS, {10007, 7}, TechniqueParams{});
   ASSERT_LE(sizes.size(), 28U);
   EXPECT_EQ(sizes.size(), 25U);
-  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) EXPECT_EQ(sizes[i], 715 - 26 * static_cast<Index>(i));
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i)
+    EXPECT_EQ(sizes[i], 715 - 26 * static_cast<Index>(i));
   EXPECT_EQ(sizes.back(), 23);  // 10007 - (24 * 715 - 26 * 276)
   Index ones = 0;
   for (const Index s : sizes) ones += s == 1 ? 1 : 0;
@@ -62,8 +65,8 @@ TEST(Recursive, TSSIsEquation6) {
 }
 
 TEST(Recursive, TSSEqualsClosedForm) {
-  for (const LoopShape shape : {LoopShape{1000, 4}, LoopShape{1, 1}, LoopShape{3, 1}, LoopShape{100, 256},
-                                LoopShape{123457, 16}}) {
+  for (const LoopShape shape : {LoopShape{1000, 4}, LoopShape{1, 1}, LoopShape{3, 1},
+                                LoopShape{100, 256}, LoopShape{123457, 16}}) {
     EXPECT_EQ(recursive_sizes(Technique::TSS, shape, TechniqueParams{}),
               closed_sizes(Technique::TSS, shape, TechniqueParams{}))
         << "N=" << shape.n << " P=" << shape.p;
@@ -71,10 +74,11 @@ TEST(Recursive, TSSEqualsClosedForm) {
 }
 
 TEST(Recursive, FormsAgreeWhereTheChunkDependsOnTheStepOnly) {
-  for (const Technique t : {Technique::STATIC, Technique::SS, Technique::FSC, Technique::mFSC, Technique::TFSS,
-                            Technique::RND, Technique::FAC}) {
+  for (const Technique t : {Technique::STATIC, Technique::SS, Technique::FSC, Technique::mFSC,
+                            Technique::TFSS, Technique::RND, Technique::FAC}) {
     for (const LoopShape shape : {LoopShape{1000, 4}, LoopShape{10007, 7}, LoopShape{5, 16}}) {
-      EXPECT_EQ(recursive_sizes(t, shape, TechniqueParams{}), closed_sizes(t, shape, TechniqueParams{}))
+      EXPECT_EQ(recursive_sizes(t, shape, TechniqueParams{}),
+                closed_sizes(t, shape, TechniqueParams{}))
           << name(t) << " N=" << shape.n << " P=" << shape.p;
     }
   }
@@ -117,7 +121,8 @@ TEST(Recursive, PLSWithoutStaticPartIsGSS) {
   params.pls_swr = 0.0;
   EXPECT_EQ(recursive_sizes(Technique::PLS, {1000, 4}, params),
             recursive_sizes(Technique::GSS, {1000, 4}, params));
-  EXPECT_EQ(closed_sizes(Technique::PLS, {1000, 4}, params), closed_sizes(Technique::GSS, {1000, 4}, params));
+  EXPECT_EQ(closed_sizes(Technique::PLS, {1000, 4}, params),
+            closed_sizes(Technique::GSS, {1000, 4}, params));
 }
 
 TEST(Recursive, TAPWithLargeVarianceTapersGSS) {
@@ -158,7 +163,8 @@ TEST(Recursive, FACWithoutVarianceIsStatic) {
   TechniqueParams params;
   params.sigma = 0.0;
   EXPECT_EQ(recursive_sizes(Technique::FAC, {1000, 4}, params), repeat(250, 4));
-  EXPECT_EQ(closed_sizes(Technique::FAC, {1001, 4}, params), (std::vector<Index>{251, 251, 251, 248}));
+  EXPECT_EQ(closed_sizes(Technique::FAC, {1001, 4}, params),
+            (std::vector<Index>{251, 251, 251, 248}));
 }
 
 TEST(Recursive, FACWithExtremeVarianceStaysCorrect) {
@@ -178,7 +184,8 @@ TEST(Recursive, FACWithExtremeVarianceStaysCorrect) {
 }
 
 TEST(Recursive, StaticSpreadsTheRemainder) {
-  EXPECT_EQ(closed_sizes(Technique::STATIC, {10, 3}, TechniqueParams{}), (std::vector<Index>{4, 3, 3}));
+  EXPECT_EQ(closed_sizes(Technique::STATIC, {10, 3}, TechniqueParams{}),
+            (std::vector<Index>{4, 3, 3}));
   EXPECT_EQ(closed_sizes(Technique::STATIC, {2, 4}, TechniqueParams{}), (std::vector<Index>{1, 1}));
 }
 
@@ -218,7 +225,8 @@ TEST(Recursive, RNDStaysInItsBounds) {
     // Uniform: the extremes are approached and the mean is the middle.
     EXPECT_LT(seen_lo, lo + (hi - lo) / 100);
     EXPECT_GT(seen_hi, hi - (hi - lo) / 100);
-    EXPECT_NEAR(mean, (static_cast<double>(lo) + static_cast<double>(hi)) / 2.0, 0.02 * static_cast<double>(hi));
+    EXPECT_NEAR(mean, (static_cast<double>(lo) + static_cast<double>(hi)) / 2.0,
+                0.02 * static_cast<double>(hi));
   }
 }
 
@@ -255,15 +263,16 @@ TEST(Recursive, MaxChunkCapsEveryChunk) {
 }
 
 TEST(Recursive, AFCapsAtHalfTheStaticChunkByDefault) {
-  const auto chunks = simulate_chunks(Technique::AF, {100000, 4}, TechniqueParams{}, Form::Recursive);
+  const auto chunks =
+      simulate_chunks(Technique::AF, {100000, 4}, TechniqueParams{}, Form::Recursive);
   Index largest = 0;
   for (const Chunk& c : chunks) largest = std::max(largest, c.size);
   EXPECT_EQ(largest, 12500);  // ceil(N / 2P): the estimates say R/P, the cap wins early on
 }
 
 TEST(Recursive, ClosedFormOfAdaptiveTechniquesThrows) {
-  for (const Technique t : {Technique::WF, Technique::AWF, Technique::AWF_B, Technique::AWF_C, Technique::AWF_D,
-                            Technique::AWF_E, Technique::AF}) {
+  for (const Technique t : {Technique::WF, Technique::AWF, Technique::AWF_B, Technique::AWF_C,
+                            Technique::AWF_D, Technique::AWF_E, Technique::AF}) {
     const ChunkCalculator calc(t, {100, 4}, TechniqueParams{});
     EXPECT_THROW((void)calc.closed_size(0), Error) << name(t);
     EXPECT_FALSE(info(t).has_closed_form);

@@ -19,7 +19,9 @@ std::vector<Index> table2(Technique t) {
   return closed_sizes(t, kShape, params);
 }
 
-TEST(Table2, Static) { EXPECT_EQ(table2(Technique::STATIC), (std::vector<Index>{250, 250, 250, 250})); }
+TEST(Table2, Static) {
+  EXPECT_EQ(table2(Technique::STATIC), (std::vector<Index>{250, 250, 250, 250}));
+}
 
 TEST(Table2, SS) { EXPECT_EQ(table2(Technique::SS), repeat(1, 1000)); }
 
@@ -29,8 +31,8 @@ TEST(Table2, FSC) {
 }
 
 TEST(Table2, GSS) {
-  EXPECT_EQ(table2(Technique::GSS),
-            (std::vector<Index>{250, 188, 141, 106, 80, 60, 45, 34, 26, 19, 15, 11, 8, 6, 5, 4, 2}));
+  EXPECT_EQ(table2(Technique::GSS), (std::vector<Index>{250, 188, 141, 106, 80, 60, 45, 34, 26, 19,
+                                                        15, 11, 8, 6, 5, 4, 2}));
 }
 
 TEST(Table2, TAPMatchesUpToTheLastTwoChunks) {
@@ -44,17 +46,19 @@ TEST(Table2, TAPMatchesUpToTheLastTwoChunks) {
 }
 
 TEST(Table2, TSS) {
-  EXPECT_EQ(table2(Technique::TSS), (std::vector<Index>{125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 28}));
+  EXPECT_EQ(table2(Technique::TSS),
+            (std::vector<Index>{125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 28}));
 }
 
 TEST(Table2, FAC2) {
   EXPECT_EQ(table2(Technique::FAC2),
-            concat({repeat(125, 4), repeat(63, 4), repeat(32, 4), repeat(16, 4), repeat(8, 4), repeat(4, 4),
-                    repeat(2, 4)}));
+            concat({repeat(125, 4), repeat(63, 4), repeat(32, 4), repeat(16, 4), repeat(8, 4),
+                    repeat(4, 4), repeat(2, 4)}));
 }
 
 TEST(Table2, TFSS) {
-  EXPECT_EQ(table2(Technique::TFSS), concat({repeat(113, 4), repeat(81, 4), repeat(49, 4), {17, 11}}));
+  EXPECT_EQ(table2(Technique::TFSS),
+            concat({repeat(113, 4), repeat(81, 4), repeat(49, 4), {17, 11}}));
 }
 
 TEST(Table2, FISS) {

@@ -16,9 +16,9 @@ namespace lb4mpi {
 
 /// What a rule sees when asked for the size of the next chunk.
 struct StepContext {
-  Index step = 0;          ///< scheduling step i, 0-based
-  Index remaining = 0;     ///< R_i: iterations not yet scheduled (> 0)
-  int rank = 0;            ///< the rank that will execute the chunk
+  Index step = 0;                   ///< scheduling step i, 0-based
+  Index remaining = 0;              ///< R_i: iterations not yet scheduled (> 0)
+  int rank = 0;                     ///< the rank that will execute the chunk
   const PerfTable* perf = nullptr;  ///< per-rank statistics (adaptive rules)
 };
 
@@ -71,7 +71,9 @@ class ChunkCalculator {
   /// AWF: one rank's totals over a whole execution of the loop (time step),
   /// called for every rank before restart(); the weights change at restart.
   /// Ranks that did not get one are measured from their recorded chunks
-  /// (iterations and work time of this execution) at restart().
+  /// (iterations and work time of this execution) at restart(). Ignored by
+  /// the other techniques (they learn from chunks); throws lb4mpi::Error for
+  /// a rank outside [0, P).
   void record_time_step(int rank, Index iterations, double work_time);
   /// Starts the next execution of the same loop (time step): resets the
   /// step counter and remaining iterations, keeps what adaptive rules learned.
@@ -119,8 +121,8 @@ struct SimulationSetup {
 /// ranks of different speeds: calls sink(chunk, rank) for every chunk in
 /// step order. Throws lb4mpi::Error for invalid parameters or a slowdown
 /// vector that is not empty or P positive finite factors.
-void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params, Form form,
-                              const SimulationSetup& setup,
+void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params,
+                              Form form, const SimulationSetup& setup,
                               const std::function<void(const Chunk& chunk, int rank)>& sink);
 
 }  // namespace lb4mpi

@@ -20,18 +20,19 @@ struct ChunkTiming {
 /// Accumulated statistics of one rank.
 struct RankStats {
   // Per execution of the loop (cleared by PerfTable::start_new_execution):
-  Index chunks = 0;               ///< chunks measured in this loop execution
-  Index iterations = 0;           ///< iterations measured in this loop execution
-  double work_time = 0.0;         ///< sum of work times
-  double sum_n_mean_sq = 0.0;     ///< sum over chunks of size * (time/size)^2
-  double m2 = 0.0;                ///< sum over chunks of size * (time/size - mu)^2, for sigma
-                                  ///< (West's weighted update, numerically stable)
+  Index chunks = 0;                 ///< chunks measured in this loop execution
+  Index iterations = 0;             ///< iterations measured in this loop execution
+  double work_time = 0.0;           ///< sum of work times
+  double sum_n_mean_sq = 0.0;       ///< sum over chunks of size * (time/size)^2
+  double m2 = 0.0;                  ///< sum over chunks of size * (time/size - mu)^2, for sigma
+                                    ///< (West's weighted update, numerically stable)
   bool time_step_recorded = false;  ///< PerfTable::record_time_step was called in this execution
   // AWF family: performance weighted by the chunk (or time-step) ordinal,
   // later measurements weighing more (`003` Appendix B). Kept across executions.
-  double weighted_time = 0.0;     ///< sum of ordinal * time
-  double weighted_size = 0.0;     ///< sum of ordinal * iterations
-  Index weighted_count = 0;       ///< weighted measurements so far (the next has ordinal weighted_count + 1)
+  double weighted_time = 0.0;  ///< sum of ordinal * time
+  double weighted_size = 0.0;  ///< sum of ordinal * iterations
+  Index weighted_count =
+      0;  ///< weighted measurements so far (the next has ordinal weighted_count + 1)
 
   /// Mean time of one iteration, sum(time) / sum(size) (0 when nothing was measured).
   [[nodiscard]] double mu() const;
@@ -57,7 +58,9 @@ class PerfTable {
 
   explicit PerfTable(int p = 1);
   [[nodiscard]] int ranks() const { return static_cast<int>(stats_.size()); }
-  [[nodiscard]] const RankStats& rank(int r) const { return stats_.at(static_cast<std::size_t>(r)); }
+  [[nodiscard]] const RankStats& rank(int r) const {
+    return stats_.at(static_cast<std::size_t>(r));
+  }
 
   /// Records a finished chunk. `use_elapsed` selects elapsed_time (AWF-D/E)
   /// instead of work_time for the weighted performance. Chunks of size <= 0
@@ -109,12 +112,12 @@ class PerfTable {
  private:
   /// What rank r currently contributes to the aggregates.
   struct Terms {
-    bool af = false;          ///< included in the AF sums
-    double mu = 0.0;          ///< max(mu, kMinIterationTime)
+    bool af = false;  ///< included in the AF sums
+    double mu = 0.0;  ///< max(mu, kMinIterationTime)
     double inv_mu = 0.0;
     double sigma2_over_mu = 0.0;
-    bool weighted = false;    ///< included in the weight sums
-    double wap = 0.0;         ///< max(wap, kMinIterationTime)
+    bool weighted = false;  ///< included in the weight sums
+    double wap = 0.0;       ///< max(wap, kMinIterationTime)
     double inv_wap = 0.0;
   };
   /// Sums over the measured ranks of one aggregate, and the slowest measured
