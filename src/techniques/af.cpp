@@ -25,15 +25,28 @@ class AfRule final : public ChunkRule {
   // the same value without the cancellation of the difference. D and E come
   // from the table in O(1). A rank that has not measured a chunk yet gets
   // min_chunk; ranks without figures count as the slowest measured rank.
-  Index next(const StepContext& ctx) override {
+  Index next(const StepContext& ctx) override { return evaluate(share(ctx)); }
+
+  // The coordinator's part (O(1)): R_i, D, E and the rank's mu.
+  SharedInputs share(const StepContext& ctx) override {
+    SharedInputs in;
+    in.remaining = ctx.remaining;
     const PerfTable* perf = ctx.perf;
-    if (perf == nullptr || perf->ranks() != p_ || !perf->measured(ctx.rank)) return min_chunk_;
-    const double d = perf->sum_sigma2_over_mu();
-    const double e = 1.0 / perf->sum_inv_mu();
-    const double mu = perf->effective_mu(ctx.rank);
-    const double r = static_cast<double>(ctx.remaining);
-    const double er = e * r;
-    const double k = 2.0 * er * er / (mu * (d + 2.0 * er + std::sqrt(d * d + 4.0 * d * er)));
+    in.measured = perf != nullptr && perf->ranks() == p_ && perf->measured(ctx.rank);
+    if (in.measured) {
+      in.a = perf->sum_sigma2_over_mu();
+      in.b = 1.0 / perf->sum_inv_mu();
+      in.c = perf->effective_mu(ctx.rank);
+    }
+    return in;
+  }
+
+  // The executing rank's part: Eq. 11 itself.
+  [[nodiscard]] Index evaluate(const SharedInputs& in) const override {
+    if (!in.measured) return min_chunk_;
+    const double d = in.a;
+    const double er = in.b * static_cast<double>(in.remaining);
+    const double k = 2.0 * er * er / (in.c * (d + 2.0 * er + std::sqrt(d * d + 4.0 * d * er)));
     return std::min(cap_, round55_to_index(k));
   }
 

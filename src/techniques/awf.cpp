@@ -26,14 +26,45 @@ class AwfBatchRule final : public ChunkRule {
   // recomputed from the table (O(P) once per batch) and c = max(min_chunk,
   // ceil(R/(2P))); rank r gets max(min_chunk, floor(w_r c + 0.55)).
   Index next(const StepContext& ctx) override {
-    const PerfTable* perf = ctx.perf;
-    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank))
-      return min_chunk_;
-    if (batch_.open_if_used_up(ctx.remaining, p_, min_chunk_)) perf->weights_into(weights_);
-    const double w = weights_[static_cast<std::size_t>(ctx.rank)];
-    const Index k = std::max(min_chunk_, round55_to_index(w * static_cast<double>(batch_.chunk())));
-    batch_.consume(k);
+    const SharedInputs in = share(ctx);
+    const Index k = evaluate(in);
+    commit(ctx, in, k);
     return k;
+  }
+
+  // DCA: the coordinator opens the batch (recomputing the weights) and hands
+  // over w_r and c; the executing rank evaluates; the coordinator consumes.
+  SharedInputs share(const StepContext& ctx) override {
+    SharedInputs in;
+    in.remaining = ctx.remaining;
+    const PerfTable* perf = ctx.perf;
+    in.measured = perf != nullptr && perf->ranks() == p_ && perf->has_weighted_performance(ctx.rank);
+    if (!in.measured) return in;
+    if (batch_.open_if_used_up(ctx.remaining, p_, min_chunk_)) perf->weights_into(weights_);
+    in.a = weights_[static_cast<std::size_t>(ctx.rank)];
+    in.b = static_cast<double>(batch_.chunk());
+    return in;
+  }
+
+  [[nodiscard]] Index evaluate(const SharedInputs& in) const override {
+    if (!in.measured) return min_chunk_;
+    return std::max(min_chunk_, round55_to_index(in.a * in.b));
+  }
+
+  void commit(const StepContext&, const SharedInputs& in, Index raw) override {
+    if (in.measured) batch_.consume(raw);
+  }
+
+  void save(std::vector<double>& out) const override {
+    out.push_back(static_cast<double>(batch_.chunk()));
+    out.push_back(static_cast<double>(batch_.left()));
+    out.insert(out.end(), weights_.begin(), weights_.end());
+  }
+
+  void load(const double*& at) override {
+    batch_.set(static_cast<Index>(at[0]), static_cast<Index>(at[1]));
+    at += 2;
+    for (double& w : weights_) w = *at++;
   }
 
   void restart() override { batch_.reset(); }
@@ -53,12 +84,23 @@ class AwfChunkRule final : public ChunkRule {
 
   // A rank without a measurement gets min_chunk; otherwise
   // max(min_chunk, floor(w_r ceil(R_i/(2P)) + 0.55)) with w_r current (O(1)).
-  Index next(const StepContext& ctx) override {
+  Index next(const StepContext& ctx) override { return evaluate(share(ctx)); }
+
+  // DCA: the coordinator hands over w_r and ceil(R_i/(2P)).
+  SharedInputs share(const StepContext& ctx) override {
+    SharedInputs in;
+    in.remaining = ctx.remaining;
     const PerfTable* perf = ctx.perf;
-    if (perf == nullptr || perf->ranks() != p_ || !perf->has_weighted_performance(ctx.rank))
-      return min_chunk_;
-    const double c = static_cast<double>(fac2_batch_chunk(ctx.remaining, p_));
-    return std::max(min_chunk_, round55_to_index(perf->weight(ctx.rank) * c));
+    in.measured = perf != nullptr && perf->ranks() == p_ && perf->has_weighted_performance(ctx.rank);
+    if (!in.measured) return in;
+    in.a = perf->weight(ctx.rank);
+    in.b = static_cast<double>(fac2_batch_chunk(ctx.remaining, p_));
+    return in;
+  }
+
+  [[nodiscard]] Index evaluate(const SharedInputs& in) const override {
+    if (!in.measured) return min_chunk_;
+    return std::max(min_chunk_, round55_to_index(in.a * in.b));
   }
 
  private:

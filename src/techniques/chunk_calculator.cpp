@@ -15,6 +15,14 @@ Index ChunkRule::closed(Index /*step*/) const {
   throw Error("this technique has no closed form (no chunk size from the step index alone)");
 }
 
+SharedInputs ChunkRule::share(const StepContext& /*ctx*/) {
+  throw Error("this technique has a closed form; DCA computes its chunks from the step index");
+}
+
+Index ChunkRule::evaluate(const SharedInputs& /*in*/) const {
+  throw Error("this technique has a closed form; DCA computes its chunks from the step index");
+}
+
 ChunkCalculator::ChunkCalculator(Technique t, LoopShape shape, TechniqueParams params)
     : technique_(t), shape_(shape), params_(std::move(params)) {
   params_.validate(t, shape_.n, shape_.p);
@@ -42,6 +50,52 @@ std::optional<Chunk> ChunkCalculator::next(int rank) {
   scheduled_ += size;
   ++step_;
   return chunk;
+}
+
+std::optional<ChunkCalculator::Grant> ChunkCalculator::grant(int rank) {
+  const Index left = remaining();
+  if (left <= 0) return std::nullopt;
+  if (rank < 0 || rank >= shape_.p) {
+    throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(shape_.p) + ")");
+  }
+  Grant g;
+  g.step = step_;
+  g.start = scheduled_;
+  g.rank = rank;
+  g.inputs = rule_->share(StepContext{step_, left, rank, &perf_});
+  g.inputs.remaining = left;
+  return g;
+}
+
+Chunk ChunkCalculator::evaluate(const Grant& g) const {
+  return Chunk{g.start, std::min(bound(rule_->evaluate(g.inputs)), g.inputs.remaining)};
+}
+
+void ChunkCalculator::commit(const Grant& g, Index size) {
+  if (g.step != step_ || g.start != scheduled_ || size <= 0 || size > remaining()) {
+    throw Error("lb4mpi: internal error: commit of step " + std::to_string(g.step) + " does not match step " +
+                std::to_string(step_));
+  }
+  rule_->commit(StepContext{g.step, g.inputs.remaining, g.rank, &perf_}, g.inputs, size);
+  scheduled_ += size;
+  ++step_;
+}
+
+void ChunkCalculator::save_state(std::vector<double>& out) const {
+  out.clear();
+  out.push_back(static_cast<double>(step_));
+  out.push_back(static_cast<double>(scheduled_));
+  perf_.save(out);
+  rule_->save(out);
+}
+
+void ChunkCalculator::load_state(const std::vector<double>& in) {
+  const double* at = in.data();
+  step_ = static_cast<Index>(at[0]);
+  scheduled_ = static_cast<Index>(at[1]);
+  at += 2;
+  perf_.load(at);
+  rule_->load(at);
 }
 
 Index ChunkCalculator::closed_size(Index step) const {

@@ -244,6 +244,37 @@ void PerfTable::start_new_execution() {
   af_ = Aggregate{};
 }
 
+void PerfTable::save(std::vector<double>& out) const {
+  for (const RankStats& s : stats_) {
+    out.insert(out.end(), {static_cast<double>(s.chunks), static_cast<double>(s.iterations), s.work_time,
+                           s.sum_n_mean_sq, s.m2, s.time_step_recorded ? 1.0 : 0.0, s.weighted_time,
+                           s.weighted_size, static_cast<double>(s.weighted_count)});
+  }
+}
+
+void PerfTable::load(const double*& at) {
+  std::fill(terms_.begin(), terms_.end(), Terms{});
+  af_ = Aggregate{};
+  weighted_ = Aggregate{};
+  for (int r = 0; r < ranks(); ++r) {
+    RankStats& s = stats_[static_cast<std::size_t>(r)];
+    s.chunks = static_cast<Index>(at[0]);
+    s.iterations = static_cast<Index>(at[1]);
+    s.work_time = at[2];
+    s.sum_n_mean_sq = at[3];
+    s.m2 = at[4];
+    s.time_step_recorded = at[5] != 0.0;
+    s.weighted_time = at[6];
+    s.weighted_size = at[7];
+    s.weighted_count = static_cast<Index>(at[8]);
+    at += 9;
+    if (s.chunks > 0) update_af(r);
+    update_weighted(r);
+  }
+  rebuild_af();
+  rebuild_weighted();
+}
+
 void PerfTable::reset() {
   std::fill(stats_.begin(), stats_.end(), RankStats{});
   std::fill(terms_.begin(), terms_.end(), Terms{});

@@ -55,6 +55,7 @@ class Fac2Batch {
   [[nodiscard]] Index left() const { return left_; }
   void consume(Index k) { left_ = k >= left_ ? 0 : left_ - k; }
   void reset() { chunk_ = 0, left_ = 0; }
+  void set(Index chunk, Index left) { chunk_ = chunk, left_ = left; }
 
  private:
   Index chunk_ = 0;

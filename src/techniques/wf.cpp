@@ -34,13 +34,44 @@ class WeightedFactoringRule final : public ChunkRule {
   // ceil(R/(2P))), batch = min(P c, R). Rank r gets round(w_r c) (>= 1); the
   // chunk is taken off the batch, which saturates at 0.
   Index next(const StepContext& ctx) override {
+    const SharedInputs in = share(ctx);
+    const Index k = evaluate(in);
+    commit(ctx, in, k);
+    return k;
+  }
+
+  // DCA: the coordinator opens the batch and hands over c and w_r; the
+  // executing rank computes round(w_r c); the coordinator takes it off the batch.
+  SharedInputs share(const StepContext& ctx) override {
     if (reload_weights_) load_learned_weights(ctx.perf);
     batch_.open_if_used_up(ctx.remaining, p_, min_chunk_);
-    const double w = weights_[static_cast<std::size_t>(ctx.rank)];
-    const Index k =
-        std::max<Index>(1, floor_to_index(w * static_cast<double>(batch_.chunk()) + 0.5));
-    batch_.consume(std::max(k, min_chunk_));
-    return k;
+    SharedInputs in;
+    in.remaining = ctx.remaining;
+    in.a = weights_[static_cast<std::size_t>(ctx.rank)];
+    in.b = static_cast<double>(batch_.chunk());
+    return in;
+  }
+
+  [[nodiscard]] Index evaluate(const SharedInputs& in) const override {
+    return std::max<Index>(1, floor_to_index(in.a * in.b + 0.5));
+  }
+
+  void commit(const StepContext&, const SharedInputs&, Index raw) override {
+    batch_.consume(std::max(raw, min_chunk_));
+  }
+
+  void save(std::vector<double>& out) const override {
+    out.push_back(static_cast<double>(batch_.chunk()));
+    out.push_back(static_cast<double>(batch_.left()));
+    out.push_back(reload_weights_ ? 1.0 : 0.0);
+    out.insert(out.end(), weights_.begin(), weights_.end());
+  }
+
+  void load(const double*& at) override {
+    batch_.set(static_cast<Index>(at[0]), static_cast<Index>(at[1]));
+    reload_weights_ = at[2] != 0.0;
+    at += 3;
+    for (double& w : weights_) w = *at++;
   }
 
   // AWF adapts only between executions: the next execution's first chunk

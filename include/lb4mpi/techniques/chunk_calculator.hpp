@@ -22,6 +22,18 @@ struct StepContext {
   const PerfTable* perf = nullptr;  ///< per-rank statistics (adaptive rules)
 };
 
+/// DCA for a rule without a closed form (`001` §4, AF): the coordinator
+/// serializes the step and hands over the inputs only it holds (R_i, the
+/// batch chunk, the rank's weight, AF's D and E); the rank that executes the
+/// chunk evaluates the formula from them alone.
+struct SharedInputs {
+  bool measured = true;  ///< false: the rank has no measurement yet (gets the minimum chunk)
+  Index remaining = 0;   ///< R_i
+  double a = 0.0;        ///< WF/AWF*: the rank's weight;   AF: D = sum sigma_p^2/mu_p
+  double b = 0.0;        ///< WF/AWF*: the chunk base c;     AF: E = (sum 1/mu_p)^-1
+  double c = 0.0;        ///< AF: mu of the executing rank
+};
+
 /// One technique's chunk-size rule for one loop. Implementations live in
 /// src/techniques/, one small unit per technique, with the paper's equation
 /// cited. Sizes returned here are raw: ChunkCalculator applies the minimum
@@ -38,6 +50,18 @@ class ChunkRule {
   /// Start of a new execution of the same loop (a time step): AWF updates
   /// its weights here; stateful rules restart their sequence.
   virtual void restart() {}
+
+  // DCA without a closed form; next(ctx) == commit(ctx, in, evaluate(in)) with in = share(ctx).
+  /// Coordinator: the inputs of step ctx (may open a batch). Default: throws.
+  virtual SharedInputs share(const StepContext& ctx);
+  /// Executing rank: the raw size from the inputs alone. Default: throws.
+  [[nodiscard]] virtual Index evaluate(const SharedInputs& in) const;
+  /// Coordinator: bookkeeping once the raw size is known (batch consumption).
+  virtual void commit(const StepContext& /*ctx*/, const SharedInputs& /*in*/, Index /*raw*/) {}
+  /// Mutable state for replication (DCA over RMA): save appends, load reads
+  /// from `at` and advances it. Stateless rules save nothing.
+  virtual void save(std::vector<double>& /*out*/) const {}
+  virtual void load(const double*& /*at*/) {}
 };
 
 /// Creates the rule of `t` for `shape` (params must be valid).
@@ -63,6 +87,25 @@ class ChunkCalculator {
   /// Closed form with assignment: the chunk of step `step` given that
   /// `scheduled` iterations were already handed out (size clipped to the rest).
   [[nodiscard]] std::optional<Chunk> closed_chunk(Index step, Index scheduled) const;
+
+  /// DCA without a closed form, the coordinator's half: serializes the next
+  /// step for `rank` (nullopt once everything is scheduled).
+  struct Grant {
+    Index step = 0;
+    Index start = 0;
+    int rank = 0;
+    SharedInputs inputs;
+  };
+  std::optional<Grant> grant(int rank);
+  /// The executing rank's half: the chunk of a grant (bounded, clipped).
+  [[nodiscard]] Chunk evaluate(const Grant& g) const;
+  /// The coordinator records the size the executing rank took.
+  void commit(const Grant& g, Index size);
+
+  /// The whole mutable state (step, scheduled, rule state, statistics) as
+  /// numbers, and back: how DCA over RMA replicates an adaptive technique.
+  void save_state(std::vector<double>& out) const;
+  void load_state(const std::vector<double>& in);
 
   /// Adaptive feedback from an executed chunk (any technique may be fed;
   /// AWF-D/E use its elapsed time for the weights, AWF only mu/sigma, see

@@ -108,6 +108,10 @@ class PerfTable {
   void start_new_execution();
   /// Clears everything.
   void reset();
+  /// Every rank's RankStats as numbers (9 per rank), and back; the
+  /// aggregates are rebuilt on load. DCA over RMA replicates the table this way.
+  void save(std::vector<double>& out) const;
+  void load(const double*& at);
 
  private:
   /// What rank r currently contributes to the aggregates.
