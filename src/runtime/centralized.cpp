@@ -16,7 +16,7 @@ std::optional<Chunk> CentralizedExecutor::own_next() {
   return calc_->next(rank_);
 }
 
-detail::WorkMsg CentralizedExecutor::answer(int worker, const detail::RequestMsg&, bool& ended) {
+detail::WorkMsg CentralizedExecutor::answer(int worker, const detail::RequestMsg&, bool& ended, bool&) {
   detail::WorkMsg msg;
   if (calc_->remaining() > 0) inject_delay();
   if (const std::optional<Chunk> c = calc_->next(worker)) {

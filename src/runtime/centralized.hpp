@@ -16,7 +16,7 @@ class CentralizedExecutor final : public TwoSidedExecutor {
  protected:
   void coordinator_start() override;
   std::optional<Chunk> own_next() override;
-  detail::WorkMsg answer(int worker, const detail::RequestMsg& request, bool& ended) override;
+  detail::WorkMsg answer(int worker, const detail::RequestMsg& request, bool& ended, bool& deferred) override;
   std::optional<Chunk> interpret(const detail::WorkMsg& reply) override;
   void learn(const ChunkTiming& timing) override;
   void on_finish(const Report& report) override;

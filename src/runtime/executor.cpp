@@ -46,14 +46,6 @@ std::string validate(const Options& o, Index first, Index last, int size) {
       }
     }
     o.params.validate(o.technique, last - first, size);
-    if (o.mode != Mode::Centralized && !info(o.technique).has_closed_form) {
-      std::string closed;
-      for (const auto& t : all_techniques()) {
-        if (t.has_closed_form) closed += (closed.empty() ? "" : ", ") + std::string(t.name);
-      }
-      throw Error("lb4mpi: technique " + std::string(name(o.technique)) + " has no closed form, so mode '" +
-                  std::string(name(o.mode)) + "' cannot run it yet; use mode centralized, or one of: " + closed);
-    }
   } catch (const Error& e) {
     return e.what();
   }

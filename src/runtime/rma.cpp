@@ -1,34 +1,69 @@
 #include "runtime/rma.hpp"
 
+#include <algorithm>
+
+#include "runtime/clock.hpp"
 #include "runtime/mpi_util.hpp"
 
 namespace lb4mpi {
 
 using detail::check_mpi;
+using detail::now;
 
 RmaExecutor::RmaExecutor(MPI_Comm comm, Index first, Index last, const Options& options)
     : Executor(comm, first, last, options) {}
 
 RmaExecutor::~RmaExecutor() {
   if (win_ != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(win_);
+    if (!granting_) MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);  // collective: every rank destroys its Loop
   }
 }
 
+void RmaExecutor::create_window(std::size_t doubles) {
+  doubles_ = doubles;
+  const bool mine = rank_ == options_.coordinator;
+  const MPI_Aint bytes = mine ? static_cast<MPI_Aint>(doubles * sizeof(double)) : 0;
+  check_mpi(MPI_Win_allocate(bytes, sizeof(double), MPI_INFO_NULL, comm_, &base_, &win_), "MPI_Win_allocate");
+  if (mine) std::fill_n(static_cast<double*>(base_), doubles, 0.0);
+}
+
+void RmaExecutor::write_state(const std::vector<double>& state) {
+  check_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank_, 0, win_), "MPI_Win_lock");
+  check_mpi(MPI_Put(state.data(), static_cast<int>(state.size()), MPI_DOUBLE, rank_, 0,
+                    static_cast<int>(state.size()), MPI_DOUBLE, win_),
+            "MPI_Put");
+  check_mpi(MPI_Win_unlock(rank_, win_), "MPI_Win_unlock");
+}
+
 void RmaExecutor::on_start() {
-  if (win_ == MPI_WIN_NULL) {
-    const MPI_Aint bytes = rank_ == options_.coordinator ? static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0;
-    check_mpi(MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm_, &counter_, &win_),
-              "MPI_Win_allocate");
-    if (rank_ == options_.coordinator) *counter_ = 0;
-    // Make the initial value visible before anybody fetches.
-    check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
-    check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
-  }
-  if (!calc_ || calc_->shape().n != n_) calc_.emplace(options_.technique, LoopShape{n_, size_}, options_.params);
-  walk_.emplace(*calc_);
+  granting_ = !info(options_.technique).has_closed_form;
+  const bool fresh = !calc_ || calc_->shape().n != n_;
+  if (fresh) calc_.emplace(options_.technique, LoopShape{n_, size_}, options_.params);
   done_ = false;
+  meas_done_ = 0;
+  meas_work_ = 0.0;
+  meas_since_ = now();
+  if (!granting_) {
+    walk_.emplace(*calc_);
+    if (win_ == MPI_WIN_NULL) {
+      create_window(1);  // the step counter (an int64 in a double-sized slot)
+      check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // initial value visible before any fetch
+      check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+    }
+    return;
+  }
+  // The technique's state goes into the coordinator's window; on a restart
+  // of the same loop it was carried over by on_finish (what AWF learned).
+  if (win_ == MPI_WIN_NULL) {
+    calc_->save_state(state_);
+    create_window(state_.size());
+  }
+  if (rank_ == options_.coordinator && fresh) {
+    calc_->save_state(state_);
+    write_state(state_);
+  }
+  check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // the state is in place before anyone reads it
 }
 
 Index RmaExecutor::fetch_step() {
@@ -40,19 +75,47 @@ Index RmaExecutor::fetch_step() {
   return step;
 }
 
+std::optional<Chunk> RmaExecutor::acquire_granted() {
+  const int coord = options_.coordinator;
+  const int count = static_cast<int>(doubles_);
+  state_.resize(doubles_);
+  check_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, coord, 0, win_), "MPI_Win_lock");
+  check_mpi(MPI_Get(state_.data(), count, MPI_DOUBLE, coord, 0, count, MPI_DOUBLE, win_), "MPI_Get");
+  check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
+  calc_->load_state(state_);
+  if (meas_done_ > 0) {
+    calc_->record(ChunkTiming{rank_, meas_done_, meas_work_, now() - meas_since_});
+    meas_done_ = 0;
+    meas_work_ = 0.0;
+  }
+  meas_since_ = now();
+  std::optional<Chunk> c;
+  if (const std::optional<ChunkCalculator::Grant> g = calc_->grant(rank_)) {
+    inject_delay();  // the chunk calculation, on the rank that executes the chunk
+    c = calc_->evaluate(*g);
+    calc_->commit(*g, c->size);
+  }
+  calc_->save_state(state_);
+  check_mpi(MPI_Put(state_.data(), count, MPI_DOUBLE, coord, 0, count, MPI_DOUBLE, win_), "MPI_Put");
+  check_mpi(MPI_Win_unlock(coord, win_), "MPI_Win_unlock");
+  return c;
+}
+
 std::optional<Chunk> RmaExecutor::acquire() {
   if (done_) return std::nullopt;
+  std::optional<Chunk> c;
   if (options_.technique == Technique::STATIC) {
     // STATIC needs no counter: block `rank_` of the balanced partition.
     done_ = true;
     inject_delay();
-    std::optional<Chunk> c = walk_->chunk(rank_);
-    if (c) new_chunk(*c);
-    return c;
+    c = walk_->chunk(rank_);
+  } else if (granting_) {
+    c = acquire_granted();
+  } else {
+    const Index step = fetch_step();
+    inject_delay();  // the chunk calculation, on the rank that executes the chunk
+    c = walk_->chunk(step);
   }
-  const Index step = fetch_step();
-  inject_delay();  // the chunk calculation, on the rank that executes the chunk
-  std::optional<Chunk> c = walk_->chunk(step);
   if (!c) {
     done_ = true;
     return std::nullopt;
@@ -61,10 +124,32 @@ std::optional<Chunk> RmaExecutor::acquire() {
   return c;
 }
 
-void RmaExecutor::on_finish(const Report&) {
-  // Every rank is past its last fetch (finish() gathered them all): reset the
-  // counter for a restart. The next start's agreement orders it before any fetch.
-  if (rank_ == options_.coordinator && options_.technique != Technique::STATIC) {
+void RmaExecutor::piece_done(const Chunk& piece, double work_time) {
+  meas_done_ += piece.size;
+  meas_work_ += work_time;
+}
+
+void RmaExecutor::on_finish(const Report& report) {
+  // Every rank is past its last access (finish() gathered them all).
+  if (rank_ != options_.coordinator) return;
+  if (granting_) {
+    // Carry what the technique learned into the next execution of the loop.
+    state_.resize(doubles_);
+    check_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank_, 0, win_), "MPI_Win_lock");
+    check_mpi(MPI_Get(state_.data(), static_cast<int>(doubles_), MPI_DOUBLE, rank_, 0, static_cast<int>(doubles_),
+                      MPI_DOUBLE, win_),
+              "MPI_Get");
+    check_mpi(MPI_Win_unlock(rank_, win_), "MPI_Win_unlock");
+    calc_->load_state(state_);
+    for (int r = 0; r < static_cast<int>(report.ranks.size()); ++r) {
+      const RankReport& rr = report.ranks[static_cast<std::size_t>(r)];
+      if (rr.iterations > 0) calc_->record_time_step(r, rr.iterations, rr.work_time);
+    }
+    calc_->restart();
+    calc_->save_state(state_);
+    write_state(state_);
+  } else if (options_.technique != Technique::STATIC) {
+    // Reset the step counter; the next start's agreement orders it before any fetch.
     const std::int64_t zero = 0;
     std::int64_t old = 0;
     check_mpi(MPI_Fetch_and_op(&zero, &old, MPI_INT64_T, rank_, 0, MPI_REPLACE, win_), "MPI_Fetch_and_op");

@@ -1,11 +1,20 @@
-// DCA over MPI-3 one-sided communication (`001` §4, Fig. 3): the step
-// counter lives in a window at the coordinator and every rank takes the
-// next step with MPI_Fetch_and_op under a passive-target lock_all epoch —
-// the coordinator's CPU is not involved. Chunk sizes come from the closed
-// form, starts from ClosedWalk, as in the two-sided DCA.
+// DCA over MPI-3 one-sided communication (`001` §4, Fig. 3); the
+// coordinator's CPU takes no part.
+//
+// Techniques with a closed form: the step counter lives in a window at the
+// coordinator; every rank takes the next step with MPI_Fetch_and_op under a
+// passive-target lock_all epoch, and computes its chunk from the closed form
+// (ClosedWalk), as the two-sided DCA does.
+//
+// Techniques without one: the extra synchronization `001` §4 describes for
+// AF. The window holds the technique's whole state (step, start, batch,
+// every rank's statistics: 9 numbers per rank). A rank takes an exclusive
+// lock, reads the state, adds its own latest measurement, computes its
+// chunk, writes the state back and unlocks — O(P) data per chunk.
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "lb4mpi/techniques/chunk_calculator.hpp"
 #include "runtime/closed_walk.hpp"
@@ -20,18 +29,28 @@ class RmaExecutor final : public Executor {
 
  protected:
   std::optional<Chunk> acquire() override;
-  void piece_done(const Chunk&, double) override {}
+  void piece_done(const Chunk& piece, double work_time) override;
   void on_finish(const Report& report) override;
   void on_start() override;
 
  private:
   [[nodiscard]] Index fetch_step();
+  std::optional<Chunk> acquire_granted();
+  void create_window(std::size_t doubles);
+  void write_state(const std::vector<double>& state);  // coordinator, own window
 
+  bool granting_ = false;  // the technique has no closed form
   MPI_Win win_ = MPI_WIN_NULL;
-  std::int64_t* counter_ = nullptr;  // coordinator: the window's memory
+  void* base_ = nullptr;   // coordinator: the window's memory
+  std::size_t doubles_ = 0;
   std::optional<ChunkCalculator> calc_;
   std::optional<detail::ClosedWalk> walk_;
+  std::vector<double> state_;
   bool done_ = false;
+  // Granting: this rank's measurement since its last chunk.
+  Index meas_done_ = 0;
+  double meas_work_ = 0.0;
+  double meas_since_ = 0.0;
 };
 
 }  // namespace lb4mpi

@@ -49,10 +49,9 @@ void TwoSidedExecutor::on_start() {
     for (int w = 0; w < size_; ++w) {
       if (w == rank_) continue;
       bool ended = false;
-      detail::WorkMsg msg = answer(w, detail::RequestMsg{}, ended);
-      msg.epoch = epoch_;
-      if (ended && !workers_announce_end()) --pending_workers_;
-      check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, w, detail::kTagWork, comm_), "MPI_Send");
+      bool deferred = false;
+      const detail::WorkMsg msg = answer(w, detail::RequestMsg{}, ended, deferred);
+      if (!deferred) send_work(w, msg, ended);
     }
     if (pending_workers_ > 0) post_receive();
   } else {
@@ -97,15 +96,29 @@ void TwoSidedExecutor::handle(int source) {
   if (request.done > 0) learn(ChunkTiming{source, request.done, request.work, request.elapsed});
   if (request.kind == detail::kDone) {
     --pending_workers_;
+  } else if (request.kind == detail::kCommit) {
+    on_commit(source, request);
   } else {
     bool ended = false;
-    detail::WorkMsg msg = answer(source, request, ended);
-    msg.epoch = epoch_;
-    if (ended && !workers_announce_end()) --pending_workers_;
-    // The worker posted its receive before asking, so this send completes.
-    check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, source, detail::kTagWork, comm_), "MPI_Send");
+    bool deferred = false;
+    const detail::WorkMsg msg = answer(source, request, ended, deferred);
+    if (!deferred) send_work(source, msg, ended);
   }
-  if (pending_workers_ > 0) post_receive();
+  if (pending_workers_ > 0 && request_recv_ == MPI_REQUEST_NULL) post_receive();
+}
+
+void TwoSidedExecutor::send_work(int worker, detail::WorkMsg msg, bool ended) {
+  msg.epoch = epoch_;
+  if (ended && !workers_announce_end()) --pending_workers_;
+  // The worker posted its receive before asking, so this send completes.
+  check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, worker, detail::kTagWork, comm_), "MPI_Send");
+}
+
+void TwoSidedExecutor::serve_one_blocking() {
+  if (pending_workers_ == 0) throw Error("lb4mpi: internal error: waiting for a message no rank will send");
+  MPI_Status st;
+  check_mpi(MPI_Wait(&request_recv_, &st), "MPI_Wait");
+  handle(st.MPI_SOURCE);
 }
 
 int TwoSidedExecutor::serve_available() {
@@ -188,6 +201,17 @@ void TwoSidedExecutor::send_request() {
   outstanding_ = true;
 }
 
+void TwoSidedExecutor::send_commit(Index size) {
+  if (request_send_ != MPI_REQUEST_NULL) {
+    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+  }
+  detail::RequestMsg msg;
+  msg.epoch = epoch_;
+  msg.kind = detail::kCommit;
+  msg.commit = size;
+  check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, options_.coordinator, detail::kTagRequest, comm_), "MPI_Send");
+}
+
 void TwoSidedExecutor::announce_end() {
   if (request_send_ != MPI_REQUEST_NULL) {
     check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
@@ -240,8 +264,9 @@ std::optional<Chunk> TwoSidedExecutor::acquire_worker() {
     end_ = c->end();
     new_chunk(*c);
     // requestWhen: automatic = 15% of the chunk (at least 1), as the original.
-    piece_limit_ = options_.request_when >= 0 ? static_cast<Index>(options_.request_when)
-                                              : std::max<Index>(1, (15 * c->size) / 100);
+    piece_limit_ = !prefetch()                  ? 0
+                   : options_.request_when >= 0 ? static_cast<Index>(options_.request_when)
+                                                : std::max<Index>(1, (15 * c->size) / 100);
   }
 }
 

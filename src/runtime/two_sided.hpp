@@ -26,19 +26,32 @@ class TwoSidedExecutor : public Executor {
   virtual void coordinator_start() = 0;
   /// Coordinator: the next chunk it executes itself, nullopt when none is left.
   virtual std::optional<Chunk> own_next() = 0;
-  /// Coordinator: the answer to `worker`'s request; `ended` = the worker gets no more work.
-  virtual detail::WorkMsg answer(int worker, const detail::RequestMsg& request, bool& ended) = 0;
+  /// Coordinator: the answer to `worker`'s request; `ended` = the worker gets
+  /// no more work; `deferred` = no answer now (send it later with send_work).
+  virtual detail::WorkMsg answer(int worker, const detail::RequestMsg& request, bool& ended, bool& deferred) = 0;
+  /// Coordinator: a kCommit message (DCA without a closed form).
+  virtual void on_commit(int /*worker*/, const detail::RequestMsg& /*commit*/) {}
   /// Worker: the chunk a reply stands for, nullopt = no more work for this rank.
   virtual std::optional<Chunk> interpret(const detail::WorkMsg& reply) = 0;
   /// Coordinator: whether workers announce their end with a kDone message
   /// (DCA) instead of receiving "no more work" (CCA).
   [[nodiscard]] virtual bool workers_announce_end() const { return false; }
+  /// Worker: whether to ask for the next chunk before the current one ends
+  /// (requestWhen). DCA grants lock the assignment until their commit, so a
+  /// grant must not wait behind the tail of a chunk.
+  [[nodiscard]] virtual bool prefetch() const { return true; }
   /// Coordinator: a measurement from a worker's request or its own chunk.
   virtual void learn(const ChunkTiming& timing) = 0;
 
   [[nodiscard]] bool is_coordinator() const { return rank_ == options_.coordinator; }
   /// Worker (DCA): tells the coordinator this rank is done.
   void announce_end();
+  /// Worker (DCA without a closed form): tells the coordinator the size taken.
+  void send_commit(Index size);
+  /// Coordinator: sends a (deferred) answer.
+  void send_work(int worker, detail::WorkMsg msg, bool ended);
+  /// Coordinator: waits for and handles one message.
+  void serve_one_blocking();
 
  private:
   std::optional<Chunk> acquire() final;

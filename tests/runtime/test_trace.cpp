@@ -1,0 +1,735 @@
+// Per-chunk recording: the Chrome trace-event JSON, the trace CSV, the
+// "both" form, the per-rank iteration CSV, and that tracing changes nothing
+// about which iterations run.
+//
+// Every test runs a loop twice (a restarted Loop, or two parallel_for calls),
+// checks exactly-once coverage with a gathered bitmap and checksum, and then,
+// on rank 0, reads back what the recorder wrote.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "mpi_check.hpp"
+
+namespace lb4mpi::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+/// splitmix64 finalizer: a 64-bit mix of an iteration index, so a checksum of
+/// the executed iterations catches a lost, duplicated or shifted iteration.
+std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t expected_checksum(Index first, Index last) {
+  std::uint64_t s = 0;
+  for (Index i = first; i < last; ++i) s += mix64(static_cast<std::uint64_t>(i));
+  return s;
+}
+
+/// A fresh path chosen by rank 0 (temp folder, process id, tag) and broadcast,
+/// so every rank passes the same Options; old files of that name are removed.
+std::string shared_temp_path(const std::string& tag) {
+  std::string path;
+  if (world_rank() == 0) {
+    path = (fs::temp_directory_path() /
+            ("lb4mpi_test_trace_" + std::to_string(::getpid()) + "_p" + std::to_string(world_size()) + "_" + tag))
+               .string();
+    std::error_code ec;
+    for (const char* ext : {"", ".json", ".csv"}) fs::remove_all(path + ext, ec);
+  }
+  int len = static_cast<int>(path.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  path.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(path.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
+
+/// Rank 0 removes what a test wrote (after every rank is done with it).
+void remove_on_rank0(const std::vector<std::string>& paths) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  std::error_code ec;
+  for (const auto& p : paths) fs::remove_all(p, ec);
+}
+
+/// What two executions of [first, first + n) did, gathered over all ranks.
+struct TwoRuns {
+  std::vector<Report> reports;           ///< one per execution
+  std::vector<std::uint64_t> checksums;  ///< gathered sum of mix64(i), one per execution
+  std::vector<Index> wrong;              ///< iterations not run exactly once, per execution
+  bool out_of_range = false;
+  [[nodiscard]] Index chunks() const {
+    Index c = 0;
+    for (const auto& r : reports) c += r.chunks();
+    return c;
+  }
+  /// Chunks and iterations rank r executed over both executions.
+  [[nodiscard]] Index rank_chunks(int r) const {
+    Index c = 0;
+    for (const auto& rep : reports) c += rep.ranks[static_cast<std::size_t>(r)].chunks;
+    return c;
+  }
+  [[nodiscard]] Index rank_iterations(int r) const {
+    Index c = 0;
+    for (const auto& rep : reports) c += rep.ranks[static_cast<std::size_t>(r)].iterations;
+    return c;
+  }
+};
+
+/// Runs [first, first + n) twice with `opt`: one Loop restarted (same loop id,
+/// steps 0 and 1) when `restart`, else two parallel_for calls (two loop ids).
+TwoRuns run_twice(const Options& opt, Index first, Index n, bool restart) {
+  TwoRuns out;
+  std::vector<std::int32_t> local(static_cast<std::size_t>(n));
+  std::uint64_t sum = 0;
+  int bad = 0;
+  auto body = [&](Chunk c) {
+    if (c.size <= 0 || c.begin < first || c.end() > first + n) {
+      bad = 1;
+      return;
+    }
+    for (Index i = c.begin; i < c.end(); ++i) {
+      ++local[static_cast<std::size_t>(i - first)];
+      sum += mix64(static_cast<std::uint64_t>(i));
+    }
+  };
+  auto gather = [&](Report r) {
+    std::vector<std::int32_t> all(local.size());
+    MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+    Index wrong = 0;
+    for (auto v : all) wrong += (v != 1);
+    std::uint64_t total = 0;
+    MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    out.reports.push_back(std::move(r));
+    out.checksums.push_back(total);
+    out.wrong.push_back(wrong);
+    std::fill(local.begin(), local.end(), 0);
+    sum = 0;
+  };
+  if (restart) {
+    Loop loop(MPI_COMM_WORLD, first, first + n, opt);
+    for (int step = 0; step < 2; ++step) {
+      if (step > 0) loop.restart(first, first + n);
+      while (auto c = loop.next()) body(*c);
+      gather(loop.finish());
+    }
+  } else {
+    for (int k = 0; k < 2; ++k) gather(parallel_for(MPI_COMM_WORLD, first, first + n, opt, body));
+  }
+  int any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  out.out_of_range = any_bad != 0;
+  return out;
+}
+
+/// Exactly-once coverage of both executions, by bitmap and by checksum.
+void expect_covered(const TwoRuns& r, Index first, Index n) {
+  EXPECT_FALSE(r.out_of_range) << "a chunk was empty or left the range";
+  const std::uint64_t want = expected_checksum(first, first + n);
+  ASSERT_EQ(r.reports.size(), 2U);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(r.wrong[k], 0) << "execution " << k << ": iterations not run exactly once";
+    EXPECT_EQ(r.checksums[k], want) << "execution " << k;
+    EXPECT_EQ(r.reports[k].iterations(), n) << "execution " << k;
+  }
+}
+
+/// One chunk as read back from a trace (JSON event or CSV row).
+struct ReadChunk {
+  int rank = -1;
+  int loop = -1;
+  int step = -1;
+  Index start = 0;
+  Index size = 0;
+};
+
+/// The chunks of every (loop, step) must tile [first, first + n) exactly:
+/// sorted by start they are non-empty, contiguous, and sum to n.
+void expect_tiling(const std::vector<ReadChunk>& chunks, Index first, Index n, std::size_t executions) {
+  std::map<std::pair<int, int>, std::vector<std::pair<Index, Index>>> by_execution;
+  for (const auto& c : chunks) by_execution[{c.loop, c.step}].emplace_back(c.start, c.size);
+  EXPECT_EQ(by_execution.size(), executions) << "distinct (loop, step) pairs in the trace";
+  for (auto& [key, v] : by_execution) {
+    SCOPED_TRACE("loop " + std::to_string(key.first) + " step " + std::to_string(key.second));
+    std::sort(v.begin(), v.end());
+    Index next = first;
+    Index total = 0;
+    for (const auto& [start, size] : v) {
+      EXPECT_GT(size, 0);
+      EXPECT_EQ(start, next) << "gap or overlap at " << next;
+      next = start + size;
+      total += size;
+    }
+    EXPECT_EQ(total, n);
+    EXPECT_EQ(next, first + n);
+  }
+}
+
+/// Per-rank chunk counts and iterations in the trace match the reports.
+void expect_per_rank(const std::vector<ReadChunk>& chunks, const TwoRuns& runs) {
+  const int p = world_size();
+  std::vector<Index> count(static_cast<std::size_t>(p), 0);
+  std::vector<Index> iters(static_cast<std::size_t>(p), 0);
+  for (const auto& c : chunks) {
+    ASSERT_GE(c.rank, 0);
+    ASSERT_LT(c.rank, p);
+    ++count[static_cast<std::size_t>(c.rank)];
+    iters[static_cast<std::size_t>(c.rank)] += c.size;
+  }
+  EXPECT_EQ(static_cast<Index>(chunks.size()), runs.chunks()) << "one record per executed chunk";
+  for (int r = 0; r < p; ++r) {
+    EXPECT_EQ(count[static_cast<std::size_t>(r)], runs.rank_chunks(r)) << "chunks of rank " << r;
+    EXPECT_EQ(iters[static_cast<std::size_t>(r)], runs.rank_iterations(r)) << "iterations of rank " << r;
+  }
+}
+
+/// Loop ids and steps: a restarted loop is one id with steps 0 and 1, two
+/// parallel_for calls are two ids with step 0 each.
+void expect_loop_steps(const std::vector<ReadChunk>& chunks, bool restart) {
+  std::set<int> loops;
+  std::set<int> steps;
+  for (const auto& c : chunks) {
+    loops.insert(c.loop);
+    steps.insert(c.step);
+  }
+  if (restart) {
+    EXPECT_EQ(loops.size(), 1U);
+    EXPECT_EQ(steps, (std::set<int>{0, 1}));
+  } else {
+    EXPECT_EQ(loops.size(), 2U);
+    EXPECT_EQ(steps, (std::set<int>{0}));
+  }
+}
+
+/// One "X" event as an interval on a rank's track.
+struct Span {
+  int tid = 0;
+  int loop = 0;
+  int step = 0;
+  double ts = 0.0;
+  double end = 0.0;
+};
+
+/// Complete ("X") events on one thread must nest: two of them are disjoint or
+/// one contains the other (the trace-event format's rule, which Perfetto
+/// enforces). Counts the pairs that overlap partially; `group` picks which
+/// events are compared with each other. A tolerance of 1 ns absorbs the
+/// rounding of the %.3f microsecond stamps.
+template <class Key>
+Index misnested_pairs(std::vector<Span> spans, Key group, std::string* example) {
+  std::sort(spans.begin(), spans.end(), [&](const Span& a, const Span& b) {
+    if (group(a) != group(b)) return group(a) < group(b);
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.end > b.end;  // the enclosing one first
+  });
+  constexpr double kTol = 1e-3;  // microseconds
+  Index bad = 0;
+  std::vector<const Span*> open;  // stack of enclosing events
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const Span& s = spans[i];
+    if (i > 0 && group(spans[i - 1]) != group(s)) open.clear();
+    while (!open.empty() && open.back()->end <= s.ts + kTol) open.pop_back();
+    if (!open.empty() && s.end > open.back()->end + kTol) {
+      if (bad == 0 && example != nullptr) {
+        *example = "tid " + std::to_string(s.tid) + ": [" + std::to_string(open.back()->ts) + ", " +
+                   std::to_string(open.back()->end) + ") (loop " + std::to_string(open.back()->loop) + " step " +
+                   std::to_string(open.back()->step) + ") and [" + std::to_string(s.ts) + ", " +
+                   std::to_string(s.end) + ") (loop " + std::to_string(s.loop) + " step " + std::to_string(s.step) +
+                   ")";
+      }
+      ++bad;
+      continue;  // keep the enclosing stack as it was
+    }
+    open.push_back(&s);
+  }
+  return bad;
+}
+
+std::vector<Span> x_spans(const json& doc) {
+  std::vector<Span> out;
+  for (const json& e : doc["traceEvents"]) {
+    if (e.value("ph", "") != "X") continue;
+    Span s;
+    s.tid = e.at("tid").get<int>();
+    s.loop = e.at("args").value("loop", -1);
+    s.step = e.at("args").value("step", -1);
+    s.ts = e.at("ts").get<double>();
+    s.end = s.ts + e.at("dur").get<double>();
+    out.push_back(s);
+  }
+  return out;
+}
+
+/// Reads and checks a JSON trace; returns its chunk events.
+std::vector<ReadChunk> check_json(const std::string& path, const Options& opt, const TwoRuns& runs, Index first,
+                                  Index n, bool restart) {
+  SCOPED_TRACE("JSON trace " + path);
+  std::vector<ReadChunk> chunks;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "trace file missing";
+  if (!in) return chunks;
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    ADD_FAILURE() << "not valid JSON: " << e.what();
+    return chunks;
+  }
+  EXPECT_TRUE(doc.is_object());
+  EXPECT_TRUE(doc.contains("traceEvents"));
+  if (!doc.contains("traceEvents") || !doc["traceEvents"].is_array()) return chunks;
+  const int p = world_size();
+  std::set<int> named_ranks;
+  Index serve_events = 0;
+  for (const json& e : doc["traceEvents"]) {
+    EXPECT_TRUE(e.contains("ph") && e["ph"].is_string()) << e.dump();
+    const std::string ph = e.value("ph", "");
+    if (ph == "M") {
+      if (e.value("name", "") == "thread_name") {
+        const int tid = e.at("tid").get<int>();
+        EXPECT_EQ(e.at("args").at("name").get<std::string>(), "rank " + std::to_string(tid));
+        named_ranks.insert(tid);
+      }
+      continue;
+    }
+    EXPECT_EQ(ph, "X") << "unexpected event " << e.dump();
+    EXPECT_GE(e.at("dur").get<double>(), 0.0) << e.dump();
+    EXPECT_GE(e.at("ts").get<double>(), 0.0) << e.dump();
+    const std::string cat = e.value("cat", "");
+    const int tid = e.at("tid").get<int>();
+    if (cat == "serve") {
+      ++serve_events;
+      EXPECT_EQ(e.value("name", ""), "serve requests");
+      EXPECT_EQ(tid, opt.coordinator) << "only the coordinator serves";
+      continue;
+    }
+    EXPECT_EQ(cat, "chunk") << e.dump();
+    const json& a = e.at("args");
+    ReadChunk c;
+    c.rank = tid;
+    c.loop = a.at("loop").get<int>();
+    c.step = a.at("step").get<int>();
+    c.start = a.at("start").get<Index>();
+    c.size = a.at("size").get<Index>();
+    EXPECT_EQ(e.value("name", ""), "loop " + std::to_string(c.loop));
+    EXPECT_EQ(a.at("technique").get<std::string>(), std::string(name(opt.technique)));
+    EXPECT_EQ(a.at("mode").get<std::string>(), std::string(name(opt.mode)));
+    EXPECT_GE(a.at("obtain_us").get<double>(), 0.0);
+    chunks.push_back(c);
+  }
+  for (int r = 0; r < p; ++r) EXPECT_TRUE(named_ranks.count(r)) << "no thread_name for rank " << r;
+  {
+    // Within one execution of one loop, a rank's events nest (the
+    // coordinator's serve intervals lie inside or between its chunks).
+    std::string example;
+    const Index bad = misnested_pairs(
+        x_spans(doc), [](const Span& x) { return std::make_tuple(x.tid, x.loop, x.step); }, &example);
+    EXPECT_EQ(bad, 0) << "partially overlapping events in one execution, e.g. " << example;
+  }
+  if (opt.mode == Mode::DistributedRMA) {
+    EXPECT_EQ(serve_events, 0) << "one-sided DCA has no serving coordinator";
+  }
+  expect_per_rank(chunks, runs);
+  expect_tiling(chunks, first, n, 2);
+  expect_loop_steps(chunks, restart);
+  return chunks;
+}
+
+std::vector<std::string> split(const std::string& line, char sep = ',') {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, sep)) out.push_back(cell);
+  if (!line.empty() && line.back() == sep) out.emplace_back();
+  return out;
+}
+
+/// Reads and checks a CSV trace; returns its chunk rows.
+std::vector<ReadChunk> check_csv(const std::string& path, const Options& opt, const TwoRuns& runs, Index first,
+                                 Index n, bool restart) {
+  SCOPED_TRACE("CSV trace " + path);
+  std::vector<ReadChunk> chunks;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "trace file missing";
+  if (!in) return chunks;
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s");
+  int row = 1;
+  while (std::getline(in, line)) {
+    ++row;
+    const auto f = split(line);
+    EXPECT_EQ(f.size(), 11U) << "row " << row << ": " << line;
+    if (f.size() != 11U) continue;
+    const double t_request = std::stod(f[8]);
+    const double t_begin = std::stod(f[9]);
+    const double t_end = std::stod(f[10]);
+    EXPECT_LE(t_begin, t_end) << "row " << row;
+    EXPECT_GE(t_begin, 0.0) << "row " << row;
+    if (f[0] == "serve") {
+      EXPECT_EQ(std::stoi(f[1]), opt.coordinator) << "row " << row;
+      continue;
+    }
+    EXPECT_EQ(f[0], "chunk") << "row " << row;
+    EXPECT_LE(t_request, t_begin) << "row " << row;
+    EXPECT_EQ(f[4], std::string(name(opt.technique))) << "row " << row;
+    EXPECT_EQ(f[5], std::string(name(opt.mode))) << "row " << row;
+    ReadChunk c;
+    c.rank = std::stoi(f[1]);
+    c.loop = std::stoi(f[2]);
+    c.step = std::stoi(f[3]);
+    c.start = std::stoll(f[6]);
+    c.size = std::stoll(f[7]);
+    chunks.push_back(c);
+  }
+  expect_per_rank(chunks, runs);
+  expect_tiling(chunks, first, n, 2);
+  expect_loop_steps(chunks, restart);
+  return chunks;
+}
+
+// ---------------------------------------------------------------------------
+// JSON trace, every execution model, restarted loop and two parallel_for calls
+
+struct Case {
+  Mode mode;
+  Technique technique;
+  bool restart;
+};
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << name(c.mode) << ' ' << name(c.technique) << (c.restart ? " restart" : " twice");
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& p) {
+  std::string s = std::string(name(p.param.mode)) + "_" + std::string(name(p.param.technique)) +
+                  (p.param.restart ? "_restart" : "_twice");
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return s;
+}
+
+std::string mode_case_name(const ::testing::TestParamInfo<Mode>& p) {
+  std::string s(name(p.param));
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+class TraceJson : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TraceJson, OneEventPerChunkTilingTheLoop) {
+  const Case& tc = GetParam();
+  Options opt;
+  opt.mode = tc.mode;
+  opt.technique = tc.technique;
+  const std::string path = shared_temp_path(case_name({tc, 0}) + ".json");
+  opt.trace = path;
+  // A nonzero 64-bit first index: starts in the trace are absolute.
+  const Index first = tc.restart ? (Index{1} << 33) + 7 : 0;
+  const Index n = tc.technique == Technique::SS ? 600 : 2500;
+  const TwoRuns runs = run_twice(opt, first, n, tc.restart);
+  expect_covered(runs, first, n);
+  if (world_rank() == 0) {
+    check_json(path, opt, runs, first, n, tc.restart);
+    EXPECT_FALSE(fs::exists(path + ".csv"));
+  }
+  remove_on_rank0({path});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, TraceJson,
+    ::testing::Values(Case{Mode::Centralized, Technique::SS, true}, Case{Mode::Centralized, Technique::GSS, false},
+                      Case{Mode::Centralized, Technique::FAC2, true}, Case{Mode::Centralized, Technique::AF, false},
+                      Case{Mode::Centralized, Technique::AWF_B, true},
+                      Case{Mode::Distributed, Technique::GSS, true}, Case{Mode::Distributed, Technique::FAC2, false},
+                      Case{Mode::Distributed, Technique::SS, true},
+                      Case{Mode::DistributedRMA, Technique::GSS, false},
+                      Case{Mode::DistributedRMA, Technique::FAC2, true},
+                      Case{Mode::DistributedRMA, Technique::SS, false}),
+    case_name);
+
+// ---------------------------------------------------------------------------
+// CSV and "both" forms
+
+class TraceCsv : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(TraceCsv, HeaderAndOneRowPerChunk) {
+  Options opt;
+  opt.mode = GetParam();
+  opt.technique = Technique::GSS;
+  const std::string path = shared_temp_path("csv_" + std::string(name(opt.mode)) + ".csv");
+  opt.trace = path;
+  const Index n = 3000;
+  const TwoRuns runs = run_twice(opt, 0, n, true);
+  expect_covered(runs, 0, n);
+  if (world_rank() == 0) {
+    check_csv(path, opt, runs, 0, n, true);
+    EXPECT_FALSE(fs::exists(path + ".json"));
+  }
+  remove_on_rank0({path});
+}
+
+TEST_P(TraceCsv, PathWithoutExtensionWritesBoth) {
+  Options opt;
+  opt.mode = GetParam();
+  opt.technique = Technique::FAC2;
+  const std::string path = shared_temp_path("both_" + std::string(name(opt.mode)));
+  opt.trace = path;
+  const Index n = 2000;
+  const TwoRuns runs = run_twice(opt, 0, n, false);
+  expect_covered(runs, 0, n);
+  if (world_rank() == 0) {
+    EXPECT_FALSE(fs::exists(path)) << "the bare path itself is not written";
+    const auto from_json = check_json(path + ".json", opt, runs, 0, n, false);
+    const auto from_csv = check_csv(path + ".csv", opt, runs, 0, n, false);
+    // Both files describe the same chunks.
+    auto key = [](const ReadChunk& c) { return std::make_tuple(c.loop, c.step, c.start, c.size, c.rank); };
+    std::vector<std::tuple<int, int, Index, Index, int>> a;
+    std::vector<std::tuple<int, int, Index, Index, int>> b;
+    for (const auto& c : from_json) a.push_back(key(c));
+    for (const auto& c : from_csv) b.push_back(key(c));
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+  }
+  remove_on_rank0({path + ".json", path + ".csv"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, TraceCsv,
+                         ::testing::Values(Mode::Centralized, Mode::Distributed, Mode::DistributedRMA),
+                         mode_case_name);
+
+// ---------------------------------------------------------------------------
+// Tracing does not change what runs
+
+TEST(Trace, OnOrOffSameCoverage) {
+  for (Mode mode : {Mode::Centralized, Mode::Distributed, Mode::DistributedRMA}) {
+    SCOPED_TRACE(std::string(name(mode)));
+    Options off;
+    off.mode = mode;
+    off.technique = Technique::FAC2;
+    Options on = off;
+    on.trace = shared_temp_path("onoff_" + std::string(name(mode)) + ".json");
+    const Index n = 4000;
+    const TwoRuns a = run_twice(off, 0, n, true);
+    const TwoRuns b = run_twice(on, 0, n, true);
+    expect_covered(a, 0, n);
+    expect_covered(b, 0, n);
+    EXPECT_EQ(a.checksums, b.checksums);
+    for (std::size_t k = 0; k < 2; ++k) EXPECT_EQ(a.reports[k].iterations(), b.reports[k].iterations());
+    if (world_rank() == 0) {
+      EXPECT_TRUE(fs::exists(on.trace));
+    }
+    remove_on_rank0({on.trace});
+  }
+}
+
+TEST(Trace, FromEnvironment) {
+  const std::string path = shared_temp_path("env.json");
+  ::setenv("LB4MPI_TRACE", path.c_str(), 1);
+  ::setenv("LB4MPI_SCHEDULING", "TSS", 1);
+  Options opt;
+  try {
+    opt = Options::from_env();
+  } catch (...) {
+    ::unsetenv("LB4MPI_TRACE");
+    ::unsetenv("LB4MPI_SCHEDULING");
+    throw;
+  }
+  ::unsetenv("LB4MPI_TRACE");
+  ::unsetenv("LB4MPI_SCHEDULING");
+  EXPECT_EQ(opt.trace, path);
+  const Index n = 1234;
+  const TwoRuns runs = run_twice(opt, 0, n, true);
+  expect_covered(runs, 0, n);
+  if (world_rank() == 0) check_json(path, opt, runs, 0, n, true);
+  remove_on_rank0({path});
+}
+
+TEST(Trace, FileIsRewrittenWithEveryExecution) {
+  // Rank 0 rewrites the file after every execution: after the first one it
+  // already is a complete document with that execution's chunks.
+  Options opt;
+  opt.technique = Technique::GSS;
+  const std::string path = shared_temp_path("rewrite.json");
+  opt.trace = path;
+  const Index n = 1000;
+  Loop loop(MPI_COMM_WORLD, 0, n, opt);
+  std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
+  for (int step = 0; step < 3; ++step) {
+    if (step > 0) loop.restart(0, n);
+    while (auto c = loop.next()) {
+      for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(i)];
+    }
+    const Report r = loop.finish();
+    EXPECT_EQ(r.iterations(), n);
+    if (world_rank() == 0) {
+      std::ifstream in(path);
+      json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+      ASSERT_FALSE(doc.is_discarded()) << "not valid JSON after step " << step;
+      Index chunk_events = 0;
+      Index iterations = 0;
+      for (const json& e : doc["traceEvents"]) {
+        if (e.value("cat", "") == "chunk") {
+          ++chunk_events;
+          iterations += e["args"]["size"].get<Index>();
+        }
+      }
+      EXPECT_EQ(iterations, n * (step + 1)) << "after step " << step;
+      EXPECT_GE(chunk_events, step + 1);
+    }
+  }
+  std::vector<std::int32_t> all(local.size());
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  for (Index i = 0; i < n; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], 3) << "iteration " << i;
+  remove_on_rank0({path});
+}
+
+TEST(Trace, UnwritablePathIsAnError) {
+  // Only rank 0 writes, so only rank 0 can notice; the loop itself must
+  // still have run exactly once and no rank may hang.
+  Options opt;
+  opt.technique = Technique::FAC2;
+  opt.trace = "/nonexistent-lb4mpi-dir/sub/trace.json";
+  const Index n = 500;
+  std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
+  bool threw = false;
+  try {
+    parallel_for(MPI_COMM_WORLD, 0, n, opt, [&](Chunk c) {
+      for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
+    });
+  } catch (const Error& e) {
+    threw = true;
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-lb4mpi-dir/sub/trace.json"), std::string::npos) << e.what();
+  }
+  if (world_rank() == 0) {
+    EXPECT_TRUE(threw) << "rank 0 could not write the trace but did not say so";
+  }
+  std::vector<std::int32_t> all(local.size());
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  Index wrong = 0;
+  for (auto v : all) wrong += (v != 1);
+  EXPECT_EQ(wrong, 0);
+}
+
+// Disabled until the runtime stamps events from a common origin: today every
+// execution is stamped from its own start, so the chunks of time step 1 lie
+// on top of those of time step 0 on each rank's track. Overlapping "X" events
+// on one thread break the trace-event format, and Perfetto draws them wrongly
+// (google/perfetto#4280). Loops in flight at the same time need a track of
+// their own as well (their chunks interleave on a rank).
+TEST(Trace, DISABLED_EventsOfARankNestAcrossExecutions) {
+  Options opt;
+  opt.technique = Technique::FAC2;
+  const std::string path = shared_temp_path("nesting.json");
+  opt.trace = path;
+  const Index n = 4000;
+  const TwoRuns runs = run_twice(opt, 0, n, true);
+  expect_covered(runs, 0, n);
+  if (world_rank() == 0) {
+    std::ifstream in(path);
+    const json doc = json::parse(in);
+    std::string example;
+    const Index bad = misnested_pairs(x_spans(doc), [](const Span& x) { return x.tid; }, &example);
+    EXPECT_EQ(bad, 0) << "partially overlapping events on one rank's track, e.g. " << example;
+  }
+  remove_on_rank0({path});
+}
+
+// ---------------------------------------------------------------------------
+// Per-rank iteration CSV (`000` Table 4.2)
+
+class IterationsInfo : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(IterationsInfo, OneCsvPerRankMatchingItsReport) {
+  Options opt;
+  opt.mode = GetParam();
+  opt.technique = Technique::FAC2;
+  opt.iterations_info = true;
+  const std::string dir = shared_temp_path("iterations_" + std::string(name(opt.mode)));
+  opt.iterations_dir = dir;
+  const Index n = 3000;
+  const TwoRuns runs = run_twice(opt, 0, n, true);
+  expect_covered(runs, 0, n);
+
+  // Each rank reads its own file.
+  const int me = world_rank();
+  const std::string file = dir + "/iterations_rank" + std::to_string(me) + ".csv";
+  Index rows = 0;
+  Index iterations = 0;
+  std::map<int, Index> per_step;
+  {
+    std::ifstream in(file);
+    EXPECT_TRUE(in.good()) << file << " missing";
+    std::string line;
+    std::getline(in, line);
+    if (in) {
+      EXPECT_EQ(line, "loop,step,technique,start,size,t_begin_s,t_end_s");
+    }
+    while (std::getline(in, line)) {
+      const auto f = split(line);
+      EXPECT_EQ(f.size(), 7U) << line;
+      if (f.size() != 7U) continue;
+      EXPECT_EQ(f[2], "FAC2");
+      const Index size = std::stoll(f[4]);
+      EXPECT_GT(size, 0);
+      EXPECT_LE(std::stod(f[5]), std::stod(f[6])) << line;
+      ++rows;
+      iterations += size;
+      per_step[std::stoi(f[1])] += size;
+    }
+  }
+  EXPECT_EQ(rows, runs.rank_chunks(me));
+  EXPECT_EQ(iterations, runs.rank_iterations(me));
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(per_step[s], runs.reports[static_cast<std::size_t>(s)].ranks[static_cast<std::size_t>(me)].iterations)
+        << "step " << s;
+  }
+  // Summed over the ranks, the files hold every iteration of both executions.
+  Index total = 0;
+  MPI_Allreduce(&iterations, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, 2 * n);
+  // iterations_info alone writes no trace file.
+  if (me == 0) {
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      ++files;
+      EXPECT_EQ(entry.path().extension(), ".csv") << entry.path();
+    }
+    EXPECT_EQ(files, static_cast<std::size_t>(world_size()));
+  }
+  remove_on_rank0({dir});
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, IterationsInfo,
+                         ::testing::Values(Mode::Centralized, Mode::Distributed, Mode::DistributedRMA),
+                         mode_case_name);
+
+}  // namespace
+}  // namespace lb4mpi::test
