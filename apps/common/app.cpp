@@ -58,7 +58,8 @@ int run_app(std::string name, int argc, char** argv, const std::function<int(App
     } catch (const std::exception& e) {
       // May be local to this rank (out of memory, ...): the others could wait
       // for it forever, so end the whole job.
-      std::cerr << ctx.name() << " [rank " << ctx.rank() << "]: fatal: " << e.what() << '\n' << std::flush;
+      std::cerr << ctx.name() << " [rank " << ctx.rank() << "]: fatal: " << e.what() << '\n'
+                << std::flush;
       MPI_Abort(ctx.comm(), 3);
     }
   }

@@ -31,22 +31,40 @@ CommonCli::CommonCli(CLI::App& cli, const Options& base)
       delay_ranks_(base.delay_ranks) {
   const std::string group = "Scheduling (defaults from LB4MPI_* variables)";
   cli.add_option("--technique", technique_, "DLS technique: " + valid_technique_names())
-      ->capture_default_str()->group(group);
-  cli.add_option("--mode", mode_, "centralized|distributed|distributed-rma")->capture_default_str()->group(group);
+      ->capture_default_str()
+      ->group(group);
+  cli.add_option("--mode", mode_, "centralized|distributed|distributed-rma")
+      ->capture_default_str()
+      ->group(group);
   cli.add_option("--min-chunk", min_chunk_, "smallest chunk size (but the last)")
-      ->capture_default_str()->check(at_least(1))->group(group);
+      ->capture_default_str()
+      ->check(at_least(1))
+      ->group(group);
   cli.add_option("--max-chunk", max_chunk_, "largest chunk size, 0 = no cap")
-      ->capture_default_str()->check(at_least(0))->group(group);
-  cli.add_option("--break-after", break_after_, "coordinator: iterations between request checks, -1 = auto")
-      ->capture_default_str()->group(group);
-  cli.add_option("--request-when", request_when_, "worker: iterations left when it asks for more, -1 = auto")
-      ->capture_default_str()->group(group);
-  cli.add_option("--inject-delay-us", inject_delay_us_, "delay injected into each chunk calculation [us]")
-      ->capture_default_str()->check(at_least(0))->group(group);
-  cli.add_option("--delay-ranks", delay_ranks_, "ranks that get the delay, comma-separated (default: all)")
-      ->delimiter(',')->group(group);
+      ->capture_default_str()
+      ->check(at_least(0))
+      ->group(group);
+  cli.add_option("--break-after", break_after_,
+                 "coordinator: iterations between request checks, -1 = auto")
+      ->capture_default_str()
+      ->group(group);
+  cli.add_option("--request-when", request_when_,
+                 "worker: iterations left when it asks for more, -1 = auto")
+      ->capture_default_str()
+      ->group(group);
+  cli.add_option("--inject-delay-us", inject_delay_us_,
+                 "delay injected into each chunk calculation [us]")
+      ->capture_default_str()
+      ->check(at_least(0))
+      ->group(group);
+  cli.add_option("--delay-ranks", delay_ranks_,
+                 "ranks that get the delay, comma-separated (default: all)")
+      ->delimiter(',')
+      ->group(group);
   cli.add_option("--repeat", repeat_, "run the loop K times (time steps), reporting each")
-      ->capture_default_str()->check(at_least(1))->group(group);
+      ->capture_default_str()
+      ->check(at_least(1))
+      ->group(group);
 }
 
 Options CommonCli::options() const {

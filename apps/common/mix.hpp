@@ -17,7 +17,8 @@ constexpr std::uint64_t fmix64(std::uint64_t z) {
 /// checksum for iteration i. Sums of these (mod 2^64) do not depend on the
 /// order in which iterations ran nor on which rank ran them.
 constexpr std::uint64_t mix_result(std::uint64_t i, std::uint64_t result) {
-  return fmix64(fmix64(i ^ 0x5851f42d4c957f2dULL) + result * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
+  return fmix64(fmix64(i ^ 0x5851f42d4c957f2dULL) + result * 0x9e3779b97f4a7c15ULL +
+                0x632be59bd9b4e019ULL);
 }
 
 /// SplitMix64 generator. Seeded with stream(seed, i) it gives the random
@@ -27,16 +28,15 @@ class SplitMix64 {
   constexpr explicit SplitMix64(std::uint64_t state) : state_(state) {}
   /// Generator of item `index` of the sequence numbered `seed`.
   static constexpr SplitMix64 stream(std::uint64_t seed, std::uint64_t index) {
-    return SplitMix64(fmix64(fmix64(seed + 0x2545f4914f6cdd1dULL) ^ (index * 0xd1b54a32d192ed03ULL)));
+    return SplitMix64(
+        fmix64(fmix64(seed + 0x2545f4914f6cdd1dULL) ^ (index * 0xd1b54a32d192ed03ULL)));
   }
   constexpr std::uint64_t next() {
     state_ += 0x9e3779b97f4a7c15ULL;
     return fmix64(state_);
   }
   /// Uniform in the open interval (0, 1): never 0, never 1.
-  constexpr double uniform01() {
-    return (static_cast<double>(next() >> 11U) + 0.5) * 0x1.0p-53;
-  }
+  constexpr double uniform01() { return (static_cast<double>(next() >> 11U) + 0.5) * 0x1.0p-53; }
   /// Uniform in [lo, hi).
   constexpr double uniform(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
 

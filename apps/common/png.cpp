@@ -17,7 +17,8 @@ void put_u32_be(std::vector<std::uint8_t>& out, std::uint32_t v) {
 }
 
 // A PNG chunk: length, type, data, CRC-32 of type and data.
-void put_chunk(std::vector<std::uint8_t>& out, const char (&type)[5], std::span<const std::uint8_t> data) {
+void put_chunk(std::vector<std::uint8_t>& out, const char (&type)[5],
+               std::span<const std::uint8_t> data) {
   put_u32_be(out, static_cast<std::uint32_t>(data.size()));
   const std::size_t type_at = out.size();
   out.insert(out.end(), type, type + 4);
@@ -33,7 +34,8 @@ std::vector<std::uint8_t> encode_png_rgb(std::uint32_t width, std::uint32_t heig
                                          std::span<const std::uint8_t> rgb) {
   if (width == 0 || height == 0) throw std::invalid_argument("PNG: empty image");
   const std::size_t row = 3ULL * width;
-  if (rgb.size() != row * height) throw std::invalid_argument("PNG: pixel buffer does not match the size");
+  if (rgb.size() != row * height)
+    throw std::invalid_argument("PNG: pixel buffer does not match the size");
 
   // Scanlines, each preceded by filter type 0 (none).
   std::vector<std::uint8_t> raw;
@@ -45,7 +47,8 @@ std::vector<std::uint8_t> encode_png_rgb(std::uint32_t width, std::uint32_t heig
   }
   uLongf packed_size = compressBound(static_cast<uLong>(raw.size()));
   std::vector<std::uint8_t> packed(packed_size);
-  if (compress2(packed.data(), &packed_size, raw.data(), static_cast<uLong>(raw.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
+  if (compress2(packed.data(), &packed_size, raw.data(), static_cast<uLong>(raw.size()),
+                Z_DEFAULT_COMPRESSION) != Z_OK)
     throw std::invalid_argument("PNG: zlib compression failed");
   packed.resize(packed_size);
 
@@ -53,7 +56,8 @@ std::vector<std::uint8_t> encode_png_rgb(std::uint32_t width, std::uint32_t heig
   std::vector<std::uint8_t> header;
   put_u32_be(header, width);
   put_u32_be(header, height);
-  header.insert(header.end(), {8, 2, 0, 0, 0});  // bit depth 8, colour type RGB, deflate, filter 0, no interlace
+  header.insert(header.end(),
+                {8, 2, 0, 0, 0});  // bit depth 8, colour type RGB, deflate, filter 0, no interlace
   put_chunk(out, "IHDR", header);
   put_chunk(out, "IDAT", packed);
   put_chunk(out, "IEND", {});

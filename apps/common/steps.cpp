@@ -15,7 +15,8 @@ void validate_loop(const AppContext& ctx, Index n, const Options& opt, int repea
   opt.params.validate(opt.technique, n, ctx.size());
   for (int r : opt.delay_ranks)
     if (r < 0 || r >= ctx.size())
-      throw Error("--delay-ranks: rank " + std::to_string(r) + " is not in [0, " + std::to_string(ctx.size()) + ")");
+      throw Error("--delay-ranks: rank " + std::to_string(r) + " is not in [0, " +
+                  std::to_string(ctx.size()) + ")");
 }
 
 }  // namespace lb4mpi::apps

@@ -14,9 +14,10 @@
 namespace lb4mpi::apps {
 
 struct StepResult {
-  Report report;               ///< lb4mpi's report of the step (on every rank)
-  std::uint64_t checksum = 0;  ///< sum over all iterations of mix_result(i, result_i); valid on rank 0
-  double wall_s = 0.0;         ///< this rank's wall time from the loop start to the report
+  Report report;  ///< lb4mpi's report of the step (on every rank)
+  std::uint64_t checksum =
+      0;                ///< sum over all iterations of mix_result(i, result_i); valid on rank 0
+  double wall_s = 0.0;  ///< this rank's wall time from the loop start to the report
 };
 
 /// Sum (mod 2^64) of every rank's `local`, on rank 0 (0 elsewhere). Collective.
@@ -31,7 +32,8 @@ void validate_loop(const AppContext& ctx, Index n, const Options& opt, int repea
 /// `chunk_fn(lb4mpi::Chunk)` runs a chunk and returns the sum of
 /// mix_result(i, result_i) over its iterations. Collective.
 template <class ChunkFn>
-std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, int repeat, ChunkFn&& chunk_fn) {
+std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, int repeat,
+                                  ChunkFn&& chunk_fn) {
   validate_loop(ctx, n, opt, repeat);
   ctx.start_communicating();
   std::vector<StepResult> steps;

@@ -14,8 +14,8 @@ std::string hex64(std::uint64_t v) {
   return buf;
 }
 
-nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app, const Options& opt, Index n,
-                            const std::vector<StepResult>& steps) {
+nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app, const Options& opt,
+                                    Index n, const std::vector<StepResult>& steps) {
   using json = nlohmann::ordered_json;
   const std::size_t p = static_cast<std::size_t>(ctx.size());
   std::vector<Index> iterations(p, 0);
@@ -80,9 +80,9 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
   j["overhead_per_rank"] = overhead;
   j["steps"] = std::move(jsteps);
   j["options"] = {
-      {"min_chunk", opt.params.min_chunk},       {"max_chunk", opt.params.max_chunk},
-      {"break_after", opt.break_after},          {"request_when", opt.request_when},
-      {"inject_delay_us", opt.inject_delay_us},  {"delay_ranks", opt.delay_ranks},
+      {"min_chunk", opt.params.min_chunk},      {"max_chunk", opt.params.max_chunk},
+      {"break_after", opt.break_after},         {"request_when", opt.request_when},
+      {"inject_delay_us", opt.inject_delay_us}, {"delay_ranks", opt.delay_ranks},
       {"coordinator", opt.coordinator},
   };
   return j;

@@ -37,8 +37,8 @@ namespace lb4mpi::apps {
 std::string hex64(std::uint64_t v);
 
 /// The summary's fields for the steps of one loop (see the header).
-nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app, const Options& opt, Index n,
-                            const std::vector<StepResult>& steps);
+nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app, const Options& opt,
+                                    Index n, const std::vector<StepResult>& steps);
 
 /// Rank 0 prints `summary` on one line of stdout.
 void print_summary(const AppContext& ctx, const nlohmann::ordered_json& summary);

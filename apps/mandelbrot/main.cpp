@@ -35,19 +35,25 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   int loops = 1;
   std::string png;
   cli.add_option("--width", params.width, "image width W: the loop has W^2 iterations")
-      ->capture_default_str()->check(apps::at_least(1));
+      ->capture_default_str()
+      ->check(apps::at_least(1));
   cli.add_option("--threshold", params.threshold, "conversion threshold CT: most steps per point")
-      ->capture_default_str()->check(apps::at_least(1));
-  cli.add_option("--loops", loops, "loops per time step (reserved: only 1 for now)")->capture_default_str();
+      ->capture_default_str()
+      ->check(apps::at_least(1));
+  cli.add_option("--loops", loops, "loops per time step (reserved: only 1 for now)")
+      ->capture_default_str();
   cli.add_option("--png", png, "write the image of the set to this PNG file (rank 0)");
   ctx.parse(cli, argc, argv);
 
   const lb4mpi::Options opt = common.options();
   params.validate();
-  if (loops != 1) throw lb4mpi::Error("--loops: only 1 loop per time step is supported yet, got " + std::to_string(loops));
+  if (loops != 1)
+    throw lb4mpi::Error("--loops: only 1 loop per time step is supported yet, got " +
+                        std::to_string(loops));
   const lb4mpi::Index n = params.iterations();
   if (!png.empty() && n > std::numeric_limits<int>::max())
-    throw lb4mpi::Error("--png: a " + std::to_string(params.width) + "^2 image is too large to gather");
+    throw lb4mpi::Error("--png: a " + std::to_string(params.width) +
+                        "^2 image is too large to gather");
 
   // Results are kept only when the image is wanted: W^2 counts per rank,
   // summed onto rank 0 at the end (each count is set by exactly one rank).
@@ -68,13 +74,14 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   bool image_written = true;
   if (!png.empty()) {
     std::vector<std::int32_t> all(ctx.rank() == 0 ? counts.size() : 0);
-    MPI_Reduce(counts.data(), all.data(), static_cast<int>(counts.size()), MPI_INT32_T, MPI_SUM, 0, ctx.comm());
+    MPI_Reduce(counts.data(), all.data(), static_cast<int>(counts.size()), MPI_INT32_T, MPI_SUM, 0,
+               ctx.comm());
     if (ctx.rank() == 0) {
       try {
         std::vector<std::uint8_t> rgb(3 * all.size());
         mb::colour_image(params, all, rgb);
-        apps::write_png_rgb(png, static_cast<std::uint32_t>(params.width), static_cast<std::uint32_t>(params.width),
-                            rgb);
+        apps::write_png_rgb(png, static_cast<std::uint32_t>(params.width),
+                            static_cast<std::uint32_t>(params.width), rgb);
       } catch (const std::exception& e) {
         ctx.print_error(e.what());
         image_written = false;
@@ -95,5 +102,6 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return apps::run_app("lb4mpi-mandelbrot", argc, argv, [&](apps::AppContext& ctx) { return run(ctx, argc, argv); });
+  return apps::run_app("lb4mpi-mandelbrot", argc, argv,
+                       [&](apps::AppContext& ctx) { return run(ctx, argc, argv); });
 }

@@ -10,7 +10,8 @@ void Params::validate() const {
   if (width < 1) throw Error("mandelbrot: width must be >= 1, got " + std::to_string(width));
   // W^2 must fit in a 64-bit index and W^2 results in memory for the image.
   if (width > 3037000499) throw Error("mandelbrot: width too large, got " + std::to_string(width));
-  if (threshold < 1) throw Error("mandelbrot: threshold must be >= 1, got " + std::to_string(threshold));
+  if (threshold < 1)
+    throw Error("mandelbrot: threshold must be >= 1, got " + std::to_string(threshold));
   if (!(x_min < x_max) || !(y_min < y_max)) throw Error("mandelbrot: empty window");
 }
 
@@ -46,9 +47,11 @@ void compute_range(const Params& p, Index begin, std::span<std::int32_t> out) {
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = iteration(p, begin + static_cast<Index>(k));
 }
 
-void colour_image(const Params& p, std::span<const std::int32_t> counts, std::span<std::uint8_t> rgb) {
+void colour_image(const Params& p, std::span<const std::int32_t> counts,
+                  std::span<std::uint8_t> rgb) {
   const auto w = static_cast<std::size_t>(p.width);
-  if (counts.size() != w * w || rgb.size() != 3 * w * w) throw Error("mandelbrot: image buffers of the wrong size");
+  if (counts.size() != w * w || rgb.size() != 3 * w * w)
+    throw Error("mandelbrot: image buffers of the wrong size");
   const double log_t = std::log(static_cast<double>(std::max(p.threshold, 2)));
   for (std::size_t x = 0; x < w; ++x) {
     for (std::size_t y = 0; y < w; ++y) {

@@ -17,8 +17,8 @@
 namespace lb4mpi::apps::mandelbrot {
 
 struct Params {
-  Index width = 512;         ///< W: the grid is W x W, the loop has W^2 iterations
-  std::int32_t threshold = 1000;  ///< CT: the most steps of z <- z^4 + c per point
+  Index width = 512;                 ///< W: the grid is W x W, the loop has W^2 iterations
+  std::int32_t threshold = 1000;     ///< CT: the most steps of z <- z^4 + c per point
   double x_min = -2.0, x_max = 2.0;  ///< real axis of the window
   double y_min = -2.0, y_max = 2.0;  ///< imaginary axis of the window
 
@@ -46,6 +46,7 @@ void compute_range(const Params& p, Index begin, std::span<std::int32_t> out);
 /// Colours a grid of results (counts[i] for i in [0, W^2)) as an RGB image,
 /// W x W, real axis to the right, imaginary axis up: points of the set black,
 /// the others by log(count) / log(threshold).
-void colour_image(const Params& p, std::span<const std::int32_t> counts, std::span<std::uint8_t> rgb);
+void colour_image(const Params& p, std::span<const std::int32_t> counts,
+                  std::span<std::uint8_t> rgb);
 
 }  // namespace lb4mpi::apps::mandelbrot

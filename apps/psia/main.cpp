@@ -25,18 +25,23 @@ namespace {
 
 int run(apps::AppContext& ctx, int argc, char** argv) {
   const lb4mpi::Options base = lb4mpi::Options::from_env();
-  CLI::App cli{"Spin images of a 3-D point cloud, load-balanced across MPI ranks by lb4mpi", ctx.name()};
+  CLI::App cli{"Spin images of a 3-D point cloud, load-balanced across MPI ranks by lb4mpi",
+               ctx.name()};
   apps::CommonCli common(cli, base);
   psia::Params params;
   lb4mpi::Index points = 16384;
   lb4mpi::Index images = -1;
   std::uint64_t seed = 1;
-  cli.add_option("--points", points, "N: points in the cloud")->capture_default_str()->check(apps::at_least(1));
+  cli.add_option("--points", points, "N: points in the cloud")
+      ->capture_default_str()
+      ->check(apps::at_least(1));
   cli.add_option("--images", images, "M: spin images to compute = loop iterations (default N)")
       ->check(apps::at_least(1));
-  cli.add_option("--image-width", params.image_width, "W: images are W x W bins")->capture_default_str();
+  cli.add_option("--image-width", params.image_width, "W: images are W x W bins")
+      ->capture_default_str();
   cli.add_option("--bin-size", params.bin_size, "B: side of a bin")->capture_default_str();
-  cli.add_option("--support-angle", params.support_angle_deg, "S: support angle [degrees]")->capture_default_str();
+  cli.add_option("--support-angle", params.support_angle_deg, "S: support angle [degrees]")
+      ->capture_default_str();
   cli.add_option("--seed", seed, "seed of the point cloud")->capture_default_str();
   ctx.parse(cli, argc, argv);
 
@@ -72,5 +77,6 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return apps::run_app("lb4mpi-psia", argc, argv, [&](apps::AppContext& ctx) { return run(ctx, argc, argv); });
+  return apps::run_app("lb4mpi-psia", argc, argv,
+                       [&](apps::AppContext& ctx) { return run(ctx, argc, argv); });
 }

@@ -45,7 +45,8 @@ Oriented tilted_torus(SplitMix64& rng, Vec3 centre, double R, double r, double t
   const double u = 2.0 * kPi * rng.uniform01();
   const double v = 2.0 * kPi * rng.uniform01();
   const Vec3 n{std::cos(v) * std::cos(u), std::cos(v) * std::sin(u), std::sin(v)};
-  const Vec3 p{(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u), r * std::sin(v)};
+  const Vec3 p{(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u),
+               r * std::sin(v)};
   const double c = std::cos(tilt), s = std::sin(tilt);
   auto rotate = [&](Vec3 w) { return Vec3{w.x, c * w.y - s * w.z, s * w.y + c * w.z}; };
   return {centre + rotate(p), rotate(n)};
@@ -80,12 +81,14 @@ void Params::validate() const {
   if (!(bin_size > 0.0) || !std::isfinite(bin_size))
     throw Error("psia: bin size must be > 0, got " + std::to_string(bin_size));
   if (!(support_angle_deg >= 0.0 && support_angle_deg <= 180.0))
-    throw Error("psia: support angle must be in [0, 180] degrees, got " + std::to_string(support_angle_deg));
+    throw Error("psia: support angle must be in [0, 180] degrees, got " +
+                std::to_string(support_angle_deg));
 }
 
 void spin_image(const Cloud& cloud, Index i, const Params& p, std::span<std::uint32_t> image) {
   if (image.size() != p.bins()) throw Error("psia: image buffer of the wrong size");
-  if (i < 0 || i >= cloud.size()) throw Error("psia: point " + std::to_string(i) + " is not in the cloud");
+  if (i < 0 || i >= cloud.size())
+    throw Error("psia: point " + std::to_string(i) + " is not in the cloud");
   std::fill(image.begin(), image.end(), 0U);
   const Vec3 P = cloud.points[static_cast<std::size_t>(i)];
   const Vec3 n = cloud.normals[static_cast<std::size_t>(i)];

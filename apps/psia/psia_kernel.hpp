@@ -36,9 +36,9 @@ struct Cloud {
 Cloud make_cloud(Index n, std::uint64_t seed);
 
 struct Params {
-  int image_width = 8;               ///< W: images are W x W bins
-  double bin_size = 0.1;             ///< B: side of a bin, in the cloud's length unit
-  double support_angle_deg = 60.0;   ///< S: the largest angle between the normals [degrees]
+  int image_width = 8;              ///< W: images are W x W bins
+  double bin_size = 0.1;            ///< B: side of a bin, in the cloud's length unit
+  double support_angle_deg = 60.0;  ///< S: the largest angle between the normals [degrees]
 
   /// Throws lb4mpi::Error naming the bad parameter.
   void validate() const;

@@ -29,31 +29,43 @@ namespace {
 // The c.o.v. a distribution gets when --cov is not given.
 double default_cov(syn::Distribution d) {
   switch (d) {
-    case syn::Distribution::Constant: return 0.0;
-    case syn::Distribution::Uniform: return 0.5;
-    case syn::Distribution::Normal: return 0.3;
-    case syn::Distribution::Exponential: return 1.0;
-    case syn::Distribution::Gamma: return 1.0;
+    case syn::Distribution::Constant:
+      return 0.0;
+    case syn::Distribution::Uniform:
+      return 0.5;
+    case syn::Distribution::Normal:
+      return 0.3;
+    case syn::Distribution::Exponential:
+      return 1.0;
+    case syn::Distribution::Gamma:
+      return 1.0;
   }
   return 0.0;
 }
 
 int run(apps::AppContext& ctx, int argc, char** argv) {
   const lb4mpi::Options base = lb4mpi::Options::from_env();
-  CLI::App cli{"Synthetic loop with known iteration times, load-balanced across MPI ranks by lb4mpi", ctx.name()};
+  CLI::App cli{
+      "Synthetic loop with known iteration times, load-balanced across MPI ranks by lb4mpi",
+      ctx.name()};
   apps::CommonCli common(cli, base);
   lb4mpi::Index n = 20000;
   std::string distribution = "exponential";
   std::optional<double> cov;
   std::string exec = "spin";
   syn::Params params;
-  cli.add_option("--iterations", n, "N: loop iterations")->capture_default_str()->check(apps::at_least(1));
-  cli.add_option("--distribution", distribution, "constant|uniform|normal|exponential|gamma")->capture_default_str();
+  cli.add_option("--iterations", n, "N: loop iterations")
+      ->capture_default_str()
+      ->check(apps::at_least(1));
+  cli.add_option("--distribution", distribution, "constant|uniform|normal|exponential|gamma")
+      ->capture_default_str();
   cli.add_option("--mean-us", params.mean_us, "M: mean iteration time [us]")->capture_default_str();
-  cli.add_option("--cov", cov,
-                 "C: coefficient of variation (default: uniform 0.5, normal 0.3, exponential 1, gamma 1)");
+  cli.add_option(
+      "--cov", cov,
+      "C: coefficient of variation (default: uniform 0.5, normal 0.3, exponential 1, gamma 1)");
   cli.add_option("--seed", params.seed, "seed of the iteration times")->capture_default_str();
-  cli.add_option("--exec", exec, "spin|sleep: how an iteration spends its time")->capture_default_str();
+  cli.add_option("--exec", exec, "spin|sleep: how an iteration spends its time")
+      ->capture_default_str();
   ctx.parse(cli, argc, argv);
 
   const lb4mpi::Options opt = common.options();
@@ -84,10 +96,12 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   if (ctx.rank() == 0) {
     const syn::Bound b = syn::lower_bound(params, n, ctx.size());
     summary["lower_bound_s"] = b.lower_bound_s;
-    summary["t_par_over_bound"] = summary["t_par_s"].get<double>() / (static_cast<double>(steps.size()) * b.lower_bound_s);
+    summary["t_par_over_bound"] =
+        summary["t_par_s"].get<double>() / (static_cast<double>(steps.size()) * b.lower_bound_s);
     summary["total_time_s"] = b.total_s;
     summary["max_time_s"] = b.max_s;
-    for (auto& s : summary["steps"]) s["t_par_over_bound"] = s["t_par_s"].get<double>() / b.lower_bound_s;
+    for (auto& s : summary["steps"])
+      s["t_par_over_bound"] = s["t_par_s"].get<double>() / b.lower_bound_s;
   }
   summary["params"] = {{"distribution", std::string(syn::name(params.distribution))},
                        {"mean_us", params.mean_us},
@@ -101,5 +115,6 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return apps::run_app("lb4mpi-synthetic", argc, argv, [&](apps::AppContext& ctx) { return run(ctx, argc, argv); });
+  return apps::run_app("lb4mpi-synthetic", argc, argv,
+                       [&](apps::AppContext& ctx) { return run(ctx, argc, argv); });
 }

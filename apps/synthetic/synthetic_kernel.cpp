@@ -22,7 +22,8 @@ constexpr std::array<std::pair<std::string_view, Distribution>, 5> kDistribution
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
          });
 }
 
@@ -95,7 +96,8 @@ std::string valid_distribution_names() {
 Distribution parse_distribution(std::string_view text) {
   for (const auto& [n, v] : kDistributions)
     if (iequals(text, n)) return v;
-  throw Error("unknown distribution '" + std::string(text) + "'; valid: " + valid_distribution_names());
+  throw Error("unknown distribution '" + std::string(text) +
+              "'; valid: " + valid_distribution_names());
 }
 
 std::string_view name(Exec e) { return e == Exec::Spin ? "spin" : "sleep"; }
@@ -112,10 +114,13 @@ void Params::validate() const {
   if (!(cov >= 0.0) || !std::isfinite(cov))
     throw Error("synthetic: coefficient of variation must be >= 0, got " + std::to_string(cov));
   if (distribution == Distribution::Uniform && cov > 1.0 / std::sqrt(3.0))
-    throw Error("synthetic: uniform needs a coefficient of variation <= 1/sqrt(3) = 0.577 (times >= 0), got " +
-                std::to_string(cov));
+    throw Error(
+        "synthetic: uniform needs a coefficient of variation <= 1/sqrt(3) = 0.577 (times >= 0), "
+        "got " +
+        std::to_string(cov));
   if (distribution == Distribution::Exponential && cov > 1.0)
-    throw Error("synthetic: exponential needs a coefficient of variation <= 1, got " + std::to_string(cov));
+    throw Error("synthetic: exponential needs a coefficient of variation <= 1, got " +
+                std::to_string(cov));
 }
 
 std::int64_t iteration_time_ns(const Params& p, Index i) {

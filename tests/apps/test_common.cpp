@@ -12,8 +12,8 @@ namespace apps = lb4mpi::apps;
 
 namespace {
 std::uint32_t be32(const std::vector<std::uint8_t>& b, std::size_t at) {
-  return (std::uint32_t{b[at]} << 24U) | (std::uint32_t{b[at + 1]} << 16U) | (std::uint32_t{b[at + 2]} << 8U) |
-         std::uint32_t{b[at + 3]};
+  return (std::uint32_t{b[at]} << 24U) | (std::uint32_t{b[at + 1]} << 16U) |
+         (std::uint32_t{b[at + 2]} << 8U) | std::uint32_t{b[at + 3]};
 }
 }  // namespace
 
@@ -32,7 +32,8 @@ TEST(Png, RoundTrip) {
   std::vector<std::uint8_t> idat;
   while (at < png.size()) {
     const std::uint32_t len = be32(png, at);
-    const std::string type(png.begin() + static_cast<long>(at) + 4, png.begin() + static_cast<long>(at) + 8);
+    const std::string type(png.begin() + static_cast<long>(at) + 4,
+                           png.begin() + static_cast<long>(at) + 8);
     types.push_back(type);
     const auto crc = crc32(crc32(0L, Z_NULL, 0), png.data() + at + 4, len + 4);
     EXPECT_EQ(be32(png, at + 8 + len), static_cast<std::uint32_t>(crc)) << type;
@@ -40,8 +41,9 @@ TEST(Png, RoundTrip) {
       EXPECT_EQ(be32(png, at + 8), w);
       EXPECT_EQ(be32(png, at + 12), h);
     }
-    if (type == "IDAT") idat.insert(idat.end(), png.begin() + static_cast<long>(at) + 8,
-                                    png.begin() + static_cast<long>(at + 8 + len));
+    if (type == "IDAT")
+      idat.insert(idat.end(), png.begin() + static_cast<long>(at) + 8,
+                  png.begin() + static_cast<long>(at + 8 + len));
     at += 12 + len;
   }
   EXPECT_EQ(at, png.size());
@@ -53,7 +55,8 @@ TEST(Png, RoundTrip) {
   ASSERT_EQ(raw_len, raw.size());
   for (std::uint32_t y = 0; y < h; ++y) {
     EXPECT_EQ(raw[y * (3 * w + 1)], 0);  // filter: none
-    for (std::uint32_t k = 0; k < 3 * w; ++k) EXPECT_EQ(raw[y * (3 * w + 1) + 1 + k], rgb[y * 3 * w + k]);
+    for (std::uint32_t k = 0; k < 3 * w; ++k)
+      EXPECT_EQ(raw[y * (3 * w + 1) + 1 + k], rgb[y * 3 * w + k]);
   }
 }
 

@@ -41,7 +41,7 @@ TEST(Mandelbrot, GridMapsIndexToPoint) {
   c = mb::point_of(p, 1);
   EXPECT_DOUBLE_EQ(c.re, -2.0);
   EXPECT_DOUBLE_EQ(c.im, -1.5);
-  EXPECT_EQ(mb::iteration(p, 0), 1);                 // -2-2i escapes at once
+  EXPECT_EQ(mb::iteration(p, 0), 1);                    // -2-2i escapes at once
   EXPECT_EQ(mb::iteration(p, 4 * 8 + 4), p.threshold);  // the origin
 }
 
@@ -59,8 +59,10 @@ TEST(Mandelbrot, HalvesEqualTheWhole) {
 
   // The order-independent checksum agrees too, whatever the split.
   std::uint64_t a = 0, b = 0;
-  for (std::size_t i = 0; i < n; ++i) a += lb4mpi::apps::mix_result(i, static_cast<std::uint64_t>(whole[i]));
-  for (std::size_t i = n; i-- > 0;) b += lb4mpi::apps::mix_result(i, static_cast<std::uint64_t>(halves[i]));
+  for (std::size_t i = 0; i < n; ++i)
+    a += lb4mpi::apps::mix_result(i, static_cast<std::uint64_t>(whole[i]));
+  for (std::size_t i = n; i-- > 0;)
+    b += lb4mpi::apps::mix_result(i, static_cast<std::uint64_t>(halves[i]));
   EXPECT_EQ(a, b);
 }
 

@@ -28,7 +28,8 @@ TEST(Psia, CloudIsDeterministicAndPrefixStable) {
 
 TEST(Psia, NormalsAreUnit) {
   const auto cloud = psia::make_cloud(2000, 1);
-  for (const auto& n : cloud.normals) EXPECT_NEAR(std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z), 1.0, 1e-9);
+  for (const auto& n : cloud.normals)
+    EXPECT_NEAR(std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z), 1.0, 1e-9);
 }
 
 TEST(Psia, NormalsPointOutward) {
@@ -59,7 +60,8 @@ TEST(Psia, ImagesAreDeterministicAndNonTrivial) {
     const auto total = std::accumulate(img.begin(), img.end(), std::uint64_t{0});
     EXPECT_GE(total, 5U) << "image " << i;  // the point itself and its neighbours
     EXPECT_LT(total, 3000U);
-    const auto nonzero = std::count_if(img.begin(), img.end(), [](std::uint32_t v) { return v > 0; });
+    const auto nonzero =
+        std::count_if(img.begin(), img.end(), [](std::uint32_t v) { return v > 0; });
     EXPECT_GE(nonzero, 3) << "image " << i;
     hashes.insert(psia::image_hash(img));
   }

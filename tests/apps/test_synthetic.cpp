@@ -54,17 +54,21 @@ TEST_P(SyntheticMoments, MeanAndCovAsRequested) {
   EXPECT_GE(m.min, 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Distributions, SyntheticMoments,
-    ::testing::Values(std::tuple{syn::Distribution::Constant, 0.5}, std::tuple{syn::Distribution::Uniform, 0.3},
-                      std::tuple{syn::Distribution::Uniform, 0.55}, std::tuple{syn::Distribution::Normal, 0.2},
-                      std::tuple{syn::Distribution::Exponential, 1.0},
-                      std::tuple{syn::Distribution::Exponential, 0.4}, std::tuple{syn::Distribution::Gamma, 0.5},
-                      std::tuple{syn::Distribution::Gamma, 1.8}, std::tuple{syn::Distribution::Gamma, 0.05}),
-    [](const auto& param_info) {
-      return std::string(syn::name(std::get<0>(param_info.param))) + "_cov" +
-             std::to_string(static_cast<int>(std::get<1>(param_info.param) * 100 + 0.5));
-    });
+INSTANTIATE_TEST_SUITE_P(Distributions, SyntheticMoments,
+                         ::testing::Values(std::tuple{syn::Distribution::Constant, 0.5},
+                                           std::tuple{syn::Distribution::Uniform, 0.3},
+                                           std::tuple{syn::Distribution::Uniform, 0.55},
+                                           std::tuple{syn::Distribution::Normal, 0.2},
+                                           std::tuple{syn::Distribution::Exponential, 1.0},
+                                           std::tuple{syn::Distribution::Exponential, 0.4},
+                                           std::tuple{syn::Distribution::Gamma, 0.5},
+                                           std::tuple{syn::Distribution::Gamma, 1.8},
+                                           std::tuple{syn::Distribution::Gamma, 0.05}),
+                         [](const auto& param_info) {
+                           return std::string(syn::name(std::get<0>(param_info.param))) + "_cov" +
+                                  std::to_string(
+                                      static_cast<int>(std::get<1>(param_info.param) * 100 + 0.5));
+                         });
 
 TEST(Synthetic, PureFunctionOfSeedAndIndex) {
   syn::Params p;
@@ -73,12 +77,14 @@ TEST(Synthetic, PureFunctionOfSeedAndIndex) {
   p.seed = 9;
   std::vector<std::int64_t> forward, backward(1000);
   for (lb4mpi::Index i = 0; i < 1000; ++i) forward.push_back(syn::iteration_time_ns(p, i));
-  for (lb4mpi::Index i = 1000; i-- > 0;) backward[static_cast<std::size_t>(i)] = syn::iteration_time_ns(p, i);
+  for (lb4mpi::Index i = 1000; i-- > 0;)
+    backward[static_cast<std::size_t>(i)] = syn::iteration_time_ns(p, i);
   EXPECT_EQ(forward, backward);
   // Another seed gives other times.
   p.seed = 10;
   int same = 0;
-  for (lb4mpi::Index i = 0; i < 1000; ++i) same += syn::iteration_time_ns(p, i) == forward[static_cast<std::size_t>(i)];
+  for (lb4mpi::Index i = 0; i < 1000; ++i)
+    same += syn::iteration_time_ns(p, i) == forward[static_cast<std::size_t>(i)];
   EXPECT_LT(same, 10);
 }
 
@@ -97,7 +103,8 @@ TEST(Synthetic, SpinTakesTheTime) {
   p.mean_us = 2000;
   const auto t0 = std::chrono::steady_clock::now();
   const auto ns = syn::run_iteration(p, 0, syn::Exec::Spin);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(ns, 2000000);
   EXPECT_GE(elapsed, 0.002);
   EXPECT_LT(elapsed, 0.5);
@@ -111,7 +118,8 @@ TEST(Synthetic, Parsing) {
     syn::parse_distribution("poisson");
     FAIL();
   } catch (const lb4mpi::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("constant, uniform, normal, exponential, gamma"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("constant, uniform, normal, exponential, gamma"),
+              std::string::npos);
   }
   EXPECT_THROW(syn::parse_exec("walk"), lb4mpi::Error);
 }
