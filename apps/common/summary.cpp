@@ -19,7 +19,7 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
   using json = nlohmann::ordered_json;
   const std::size_t p = static_cast<std::size_t>(ctx.size());
   std::vector<Index> iterations(p, 0);
-  std::vector<double> work(p, 0.0), overhead(p, 0.0);
+  std::vector<double> work(p, 0.0), overhead(p, 0.0), idle_total(p, 0.0);
   double t_par = 0.0, wall = 0.0, imbalance = 0.0, cov = 0.0;
   Index chunks = 0;
   bool consistent = true;
@@ -33,23 +33,29 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
     js["chunks"] = r.chunks();
     js["load_imbalance_pct"] = r.load_imbalance_percent();
     js["cov_finish"] = r.finish_cov();
-    json it = json::array(), wt = json::array(), ov = json::array(), fin = json::array();
+    json it = json::array(), wt = json::array(), ov = json::array(), fin = json::array(),
+         idle = json::array(), serve = json::array();
     for (std::size_t k = 0; k < r.ranks.size(); ++k) {
       const RankReport& rr = r.ranks[k];
       it.push_back(rr.iterations);
       wt.push_back(rr.work_time);
       ov.push_back(rr.overhead);
       fin.push_back(rr.finish_time);
+      idle.push_back(rr.idle_time(r.t_par));
+      serve.push_back(rr.serve_time);
       if (k < p) {
         iterations[k] += rr.iterations;
         work[k] += rr.work_time;
         overhead[k] += rr.overhead;
+        idle_total[k] += rr.idle_time(r.t_par);
       }
     }
     js["iterations_per_rank"] = it;
     js["work_time_per_rank"] = wt;
     js["overhead_per_rank"] = ov;
     js["finish_time_per_rank"] = fin;
+    js["idle_time_per_rank"] = idle;
+    js["serve_time_per_rank"] = serve;
     jsteps.push_back(std::move(js));
     t_par += r.t_par;
     wall += s.wall_s;
@@ -78,6 +84,7 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
   j["cov_finish"] = cov / k;
   j["work_time_per_rank"] = work;
   j["overhead_per_rank"] = overhead;
+  j["idle_time_per_rank"] = idle_total;
   j["steps"] = std::move(jsteps);
   j["options"] = {
       {"min_chunk", opt.params.min_chunk},      {"max_chunk", opt.params.max_chunk},
