@@ -15,8 +15,8 @@ namespace lb4mpi {
 using detail::check_mpi;
 using detail::now;
 
-Executor::Executor(MPI_Comm comm, Index first, Index last, const Options& options)
-    : comm_(detail::private_comm(comm)), options_(options), first_(first), n_(last - first) {
+Executor::Executor(MPI_Comm comm, Index first, Index last, const Options& options, int channel)
+    : comm_(detail::private_comm(comm, channel)), options_(options), first_(first), n_(last - first) {
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   // Loops are created collectively, so every rank numbers them alike.
@@ -107,14 +107,22 @@ void Executor::close_piece() {
 
 void Executor::end_chunk() { close_piece(); }
 
-std::optional<Chunk> Executor::next() {
+std::optional<Chunk> Executor::obtain(bool nonblocking, bool& not_now) {
+  not_now = false;
   close_piece();
   if (drained_) return std::nullopt;
   const double t0 = now();
+  nonblocking_ = nonblocking;
+  would_block_ = false;
   std::optional<Chunk> c = acquire();
+  nonblocking_ = false;
   const double t1 = now();
   mine_.overhead += t1 - t0;
   if (!c) {
+    if (would_block_) {
+      not_now = true;
+      return std::nullopt;
+    }
     drained_ = true;
     exit_time_ = t1 - t_start_;
     if (mine_.iterations == 0) mine_.finish_time = exit_time_;
@@ -127,6 +135,21 @@ std::optional<Chunk> Executor::next() {
   piece_ = c;
   t_piece_ = t1;
   return Chunk{first_ + c->begin, c->size};
+}
+
+std::optional<Chunk> Executor::next() {
+  bool not_now = false;
+  return obtain(false, not_now);
+}
+
+Executor::Poll Executor::try_next(Chunk& piece) {
+  bool not_now = false;
+  const std::optional<Chunk> c = obtain(true, not_now);
+  if (c) {
+    piece = *c;
+    return Poll::Piece;
+  }
+  return not_now ? Poll::NotNow : Poll::Done;
 }
 
 Report Executor::finish() {
@@ -170,19 +193,21 @@ void Executor::restart(Index first, Index last) {
   start(first, last);
 }
 
-std::unique_ptr<Executor> make_executor(MPI_Comm comm, Index first, Index last, const Options& options) {
+std::unique_ptr<Executor> make_executor(MPI_Comm comm, Index first, Index last, const Options& options,
+                                        int channel, LoopGroup* group) {
   std::unique_ptr<Executor> e;
   switch (options.mode) {
     case Mode::Centralized:
-      e = std::make_unique<CentralizedExecutor>(comm, first, last, options);
+      e = std::make_unique<CentralizedExecutor>(comm, first, last, options, channel);
       break;
     case Mode::Distributed:
-      e = std::make_unique<DistributedExecutor>(comm, first, last, options);
+      e = std::make_unique<DistributedExecutor>(comm, first, last, options, channel);
       break;
     case Mode::DistributedRMA:
-      e = std::make_unique<RmaExecutor>(comm, first, last, options);
+      e = std::make_unique<RmaExecutor>(comm, first, last, options, channel);
       break;
   }
+  e->join_group(group);
   e->start(first, last);
   return e;
 }

@@ -15,15 +15,35 @@
 
 namespace lb4mpi {
 
+class LoopGroup;
+
 class Executor {
  public:
-  Executor(MPI_Comm comm, Index first, Index last, const Options& options);
+  /// `channel` selects lb4mpi's private duplicate of `comm` (loops in flight
+  /// together use different channels).
+  Executor(MPI_Comm comm, Index first, Index last, const Options& options, int channel = 0);
   virtual ~Executor() = default;
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
   /// Next piece for this rank (ends the previous one), nullopt when done.
   std::optional<Chunk> next();
+  /// Non-blocking next() for loops in flight together: a piece, "nothing
+  /// right now" (a reply is still on its way), or "done".
+  enum class Poll : std::uint8_t { Piece, NotNow, Done };
+  Poll try_next(Chunk& piece);
+  [[nodiscard]] bool drained() const { return drained_; }
+  /// Seconds this rank spent in other loops of its group since the last call:
+  /// excluded from the elapsed times AWF-D/E learn from (`003` tExclude).
+  virtual void exclude_time(double /*seconds*/) {}
+  // ---- group progress (loops in flight together)
+  void join_group(LoopGroup* group) { group_ = group; }
+  /// Handles whatever messages are ready without blocking; count handled.
+  virtual int progress_local() { return 0; }
+  /// The request a blocking wait of this rank would wait on (nullptr: none).
+  virtual MPI_Request* waitable() { return nullptr; }
+  /// Called after the group completed waitable() with `status`.
+  virtual void on_waited(const MPI_Status& /*status*/) {}
   /// Ends the current piece (its time counts as work).
   void end_chunk();
   /// Collective: drains, gathers and returns the report on every rank.
@@ -60,6 +80,12 @@ class Executor {
   /// Coordinator: time spent serving other ranks' requests, [t0, t1] from now().
   void add_serve_time(double t0, double t1, bool traced);
 
+  /// acquire() in non-blocking mode sets this when it returns nullopt only
+  /// because a reply has not arrived yet.
+  [[nodiscard]] bool nonblocking() const { return nonblocking_; }
+  void would_block() { would_block_ = true; }
+
+  LoopGroup* group_ = nullptr;
   MPI_Comm comm_;  ///< lb4mpi's private duplicate of the user's communicator
   int rank_ = 0;
   int size_ = 1;
@@ -70,6 +96,9 @@ class Executor {
 
  private:
   void close_piece();
+  std::optional<Chunk> obtain(bool nonblocking, bool& not_now);
+  bool nonblocking_ = false;
+  bool would_block_ = false;
 
   RankReport mine_;
   double t_start_ = 0.0;
@@ -84,6 +113,7 @@ class Executor {
 };
 
 /// Creates the executor of options.mode (collective over comm).
-std::unique_ptr<Executor> make_executor(MPI_Comm comm, Index first, Index last, const Options& options);
+std::unique_ptr<Executor> make_executor(MPI_Comm comm, Index first, Index last, const Options& options,
+                                        int channel = 0, LoopGroup* group = nullptr);
 
 }  // namespace lb4mpi

@@ -18,11 +18,13 @@ void check_mpi(int rc, const char* what) {
 namespace {
 
 int delete_private(MPI_Comm, int, void* value, void*) {
-  auto* dup = static_cast<MPI_Comm*>(value);
+  auto* dups = static_cast<std::vector<MPI_Comm>*>(value);
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized == 0) MPI_Comm_free(dup);
-  delete dup;
+  if (finalized == 0) {
+    for (MPI_Comm& c : *dups) MPI_Comm_free(&c);
+  }
+  delete dups;
   return MPI_SUCCESS;
 }
 
@@ -38,20 +40,26 @@ int keyval() {
 
 }  // namespace
 
-MPI_Comm private_comm(MPI_Comm comm) {
+MPI_Comm private_comm(MPI_Comm comm, int channel) {
   if (comm == MPI_COMM_NULL) throw Error("lb4mpi: the communicator is MPI_COMM_NULL");
   void* value = nullptr;
   int found = 0;
   check_mpi(MPI_Comm_get_attr(comm, keyval(), &value, &found), "MPI_Comm_get_attr");
-  if (found != 0) return *static_cast<MPI_Comm*>(value);
-  auto* dup = new MPI_Comm(MPI_COMM_NULL);
-  const int rc = MPI_Comm_dup(comm, dup);
-  if (rc != MPI_SUCCESS) {
-    delete dup;
-    check_mpi(rc, "MPI_Comm_dup");
+  auto* dups = static_cast<std::vector<MPI_Comm>*>(value);
+  if (found == 0) {
+    dups = new std::vector<MPI_Comm>();
+    const int rc = MPI_Comm_set_attr(comm, keyval(), dups);
+    if (rc != MPI_SUCCESS) {
+      delete dups;
+      check_mpi(rc, "MPI_Comm_set_attr");
+    }
   }
-  check_mpi(MPI_Comm_set_attr(comm, keyval(), dup), "MPI_Comm_set_attr");
-  return *dup;
+  while (static_cast<int>(dups->size()) <= channel) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+    dups->push_back(dup);
+  }
+  return (*dups)[static_cast<std::size_t>(channel)];
 }
 
 void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash) {

@@ -11,10 +11,12 @@ namespace lb4mpi::detail {
 /// Throws lb4mpi::Error("lb4mpi: <what> failed: <MPI error string>") unless rc == MPI_SUCCESS.
 void check_mpi(int rc, const char* what);
 
-/// lb4mpi's own duplicate of `comm`, created on first use and cached on
-/// `comm` as an attribute (freed with it), so the library's messages never
-/// match the application's and repeated loops do not pay for MPI_Comm_dup.
-MPI_Comm private_comm(MPI_Comm comm);
+/// lb4mpi's own duplicates of `comm`, one per channel (loops in flight at
+/// the same time use different channels), created on first use and cached
+/// on `comm` as an attribute (freed with it), so the library's messages
+/// never match the application's and repeated loops do not pay for
+/// MPI_Comm_dup. Collective on first use of a channel.
+MPI_Comm private_comm(MPI_Comm comm, int channel = 0);
 
 /// Collective over `comm`: every rank passes its local validation result
 /// (`error` empty when fine) and a hash of the parameters that all ranks

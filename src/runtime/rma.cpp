@@ -10,8 +10,8 @@ namespace lb4mpi {
 using detail::check_mpi;
 using detail::now;
 
-RmaExecutor::RmaExecutor(MPI_Comm comm, Index first, Index last, const Options& options)
-    : Executor(comm, first, last, options) {}
+RmaExecutor::RmaExecutor(MPI_Comm comm, Index first, Index last, const Options& options, int channel)
+    : Executor(comm, first, last, options, channel) {}
 
 RmaExecutor::~RmaExecutor() {
   if (win_ != MPI_WIN_NULL) {

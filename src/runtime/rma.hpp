@@ -24,7 +24,7 @@ namespace lb4mpi {
 
 class RmaExecutor final : public Executor {
  public:
-  RmaExecutor(MPI_Comm comm, Index first, Index last, const Options& options);
+  RmaExecutor(MPI_Comm comm, Index first, Index last, const Options& options, int channel = 0);
   ~RmaExecutor() override;
 
  protected:
@@ -32,6 +32,9 @@ class RmaExecutor final : public Executor {
   void piece_done(const Chunk& piece, double work_time) override;
   void on_finish(const Report& report) override;
   void on_start() override;
+
+ public:
+  void exclude_time(double seconds) override { meas_since_ += seconds; }
 
  private:
   [[nodiscard]] Index fetch_step();

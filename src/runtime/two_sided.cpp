@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/clock.hpp"
+#include "runtime/group.hpp"
 #include "runtime/mpi_util.hpp"
 
 namespace lb4mpi {
@@ -11,8 +12,8 @@ namespace lb4mpi {
 using detail::check_mpi;
 using detail::now;
 
-TwoSidedExecutor::TwoSidedExecutor(MPI_Comm comm, Index first, Index last, const Options& options)
-    : Executor(comm, first, last, options) {}
+TwoSidedExecutor::TwoSidedExecutor(MPI_Comm comm, Index first, Index last, const Options& options, int channel)
+    : Executor(comm, first, last, options, channel) {}
 
 TwoSidedExecutor::~TwoSidedExecutor() { cancel_pending(); }
 
@@ -116,12 +117,21 @@ void TwoSidedExecutor::send_work(int worker, detail::WorkMsg msg, bool ended) {
 
 void TwoSidedExecutor::serve_one_blocking() {
   if (pending_workers_ == 0) throw Error("lb4mpi: internal error: waiting for a message no rank will send");
+  if (group_ != nullptr) {
+    group_->wait_any();  // serves every loop of the group while this one waits
+    return;
+  }
   MPI_Status st;
   check_mpi(MPI_Wait(&request_recv_, &st), "MPI_Wait");
   handle(st.MPI_SOURCE);
 }
 
 int TwoSidedExecutor::serve_available() {
+  return group_ != nullptr ? group_->progress_all() : progress_local();
+}
+
+int TwoSidedExecutor::progress_local() {
+  if (!is_coordinator() || options_.technique == Technique::STATIC) return 0;
   int served = 0;
   while (pending_workers_ > 0) {
     int flag = 0;
@@ -135,11 +145,17 @@ int TwoSidedExecutor::serve_available() {
 }
 
 void TwoSidedExecutor::serve_blocking() {
-  while (pending_workers_ > 0) {
-    MPI_Status st;
-    check_mpi(MPI_Wait(&request_recv_, &st), "MPI_Wait");
-    handle(st.MPI_SOURCE);
-  }
+  while (pending_workers_ > 0) serve_one_blocking();
+}
+
+MPI_Request* TwoSidedExecutor::waitable() {
+  if (is_coordinator()) return pending_workers_ > 0 ? &request_recv_ : nullptr;
+  return outstanding_ && reply_recv_ != MPI_REQUEST_NULL ? &reply_recv_ : nullptr;
+}
+
+void TwoSidedExecutor::on_waited(const MPI_Status& status) {
+  // A worker's reply simply stays in reply_ until acquire() takes it.
+  if (is_coordinator()) handle(status.MPI_SOURCE);
 }
 
 std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
@@ -170,6 +186,16 @@ std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
     }
     const double t1 = now();
     const bool any = pending_workers_ > 0;
+    if (nonblocking() && any) {
+      // Loops in flight together: do not wait here, move on to another loop.
+      const int more = serve_available();
+      add_serve_time(t1, now(), more > 0);
+      if (pending_workers_ > 0) {
+        would_block();
+        return std::nullopt;
+      }
+      return std::nullopt;
+    }
     serve_blocking();
     add_serve_time(t1, now(), any);
     return std::nullopt;
@@ -246,6 +272,14 @@ std::optional<Chunk> TwoSidedExecutor::acquire_worker() {
     }
     if (ended_) return std::nullopt;
     if (!outstanding_) send_request();
+    if (nonblocking()) {
+      int arrived = 0;
+      check_mpi(MPI_Test(&reply_recv_, &arrived, MPI_STATUS_IGNORE), "MPI_Test");
+      if (arrived == 0) {
+        would_block();  // no idle probing: the caller moves on to another loop
+        return std::nullopt;
+      }
+    }
     check_mpi(MPI_Wait(&reply_recv_, MPI_STATUS_IGNORE), "MPI_Wait");
     if (request_send_ != MPI_REQUEST_NULL) {
       check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");

@@ -15,7 +15,7 @@ namespace lb4mpi {
 
 class TwoSidedExecutor : public Executor {
  public:
-  TwoSidedExecutor(MPI_Comm comm, Index first, Index last, const Options& options);
+  TwoSidedExecutor(MPI_Comm comm, Index first, Index last, const Options& options, int channel = 0);
   ~TwoSidedExecutor() override;
 
  protected:
@@ -52,6 +52,12 @@ class TwoSidedExecutor : public Executor {
   void send_work(int worker, detail::WorkMsg msg, bool ended);
   /// Coordinator: waits for and handles one message.
   void serve_one_blocking();
+
+  // Group progress (Executor).
+  int progress_local() override;
+  MPI_Request* waitable() override;
+  void on_waited(const MPI_Status& status) override;
+  void exclude_time(double seconds) override { meas_since_ += seconds; }
 
  private:
   std::optional<Chunk> acquire() final;

@@ -17,13 +17,14 @@
 #include <fstream>
 #include <map>
 #include <ostream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "mpi_check.hpp"
 
@@ -56,8 +57,8 @@ std::uint64_t expected_checksum(Index first, Index last) {
 std::string shared_temp_path(const std::string& tag) {
   std::string path;
   if (world_rank() == 0) {
-    path = (fs::temp_directory_path() /
-            ("lb4mpi_test_trace_" + std::to_string(::getpid()) + "_p" + std::to_string(world_size()) + "_" + tag))
+    path = (fs::temp_directory_path() / ("lb4mpi_test_trace_" + std::to_string(::getpid()) + "_p" +
+                                         std::to_string(world_size()) + "_" + tag))
                .string();
     std::error_code ec;
     for (const char* ext : {"", ".json", ".csv"}) fs::remove_all(path + ext, ec);
@@ -121,7 +122,8 @@ TwoRuns run_twice(const Options& opt, Index first, Index n, bool restart) {
   };
   auto gather = [&](Report r) {
     std::vector<std::int32_t> all(local.size());
-    MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM,
+                  MPI_COMM_WORLD);
     Index wrong = 0;
     for (auto v : all) wrong += (v != 1);
     std::uint64_t total = 0;
@@ -171,7 +173,8 @@ struct ReadChunk {
 
 /// The chunks of every (loop, step) must tile [first, first + n) exactly:
 /// sorted by start they are non-empty, contiguous, and sum to n.
-void expect_tiling(const std::vector<ReadChunk>& chunks, Index first, Index n, std::size_t executions) {
+void expect_tiling(const std::vector<ReadChunk>& chunks, Index first, Index n,
+                   std::size_t executions) {
   std::map<std::pair<int, int>, std::vector<std::pair<Index, Index>>> by_execution;
   for (const auto& c : chunks) by_execution[{c.loop, c.step}].emplace_back(c.start, c.size);
   EXPECT_EQ(by_execution.size(), executions) << "distinct (loop, step) pairs in the trace";
@@ -205,7 +208,8 @@ void expect_per_rank(const std::vector<ReadChunk>& chunks, const TwoRuns& runs) 
   EXPECT_EQ(static_cast<Index>(chunks.size()), runs.chunks()) << "one record per executed chunk";
   for (int r = 0; r < p; ++r) {
     EXPECT_EQ(count[static_cast<std::size_t>(r)], runs.rank_chunks(r)) << "chunks of rank " << r;
-    EXPECT_EQ(iters[static_cast<std::size_t>(r)], runs.rank_iterations(r)) << "iterations of rank " << r;
+    EXPECT_EQ(iters[static_cast<std::size_t>(r)], runs.rank_iterations(r))
+        << "iterations of rank " << r;
   }
 }
 
@@ -258,10 +262,11 @@ Index misnested_pairs(std::vector<Span> spans, Key group, std::string* example) 
     if (!open.empty() && s.end > open.back()->end + kTol) {
       if (bad == 0 && example != nullptr) {
         *example = "tid " + std::to_string(s.tid) + ": [" + std::to_string(open.back()->ts) + ", " +
-                   std::to_string(open.back()->end) + ") (loop " + std::to_string(open.back()->loop) + " step " +
+                   std::to_string(open.back()->end) + ") (loop " +
+                   std::to_string(open.back()->loop) + " step " +
                    std::to_string(open.back()->step) + ") and [" + std::to_string(s.ts) + ", " +
-                   std::to_string(s.end) + ") (loop " + std::to_string(s.loop) + " step " + std::to_string(s.step) +
-                   ")";
+                   std::to_string(s.end) + ") (loop " + std::to_string(s.loop) + " step " +
+                   std::to_string(s.step) + ")";
       }
       ++bad;
       continue;  // keep the enclosing stack as it was
@@ -287,8 +292,8 @@ std::vector<Span> x_spans(const json& doc) {
 }
 
 /// Reads and checks a JSON trace; returns its chunk events.
-std::vector<ReadChunk> check_json(const std::string& path, const Options& opt, const TwoRuns& runs, Index first,
-                                  Index n, bool restart) {
+std::vector<ReadChunk> check_json(const std::string& path, const Options& opt, const TwoRuns& runs,
+                                  Index first, Index n, bool restart) {
   SCOPED_TRACE("JSON trace " + path);
   std::vector<ReadChunk> chunks;
   std::ifstream in(path);
@@ -349,7 +354,8 @@ std::vector<ReadChunk> check_json(const std::string& path, const Options& opt, c
     // coordinator's serve intervals lie inside or between its chunks).
     std::string example;
     const Index bad = misnested_pairs(
-        x_spans(doc), [](const Span& x) { return std::make_tuple(x.tid, x.loop, x.step); }, &example);
+        x_spans(doc), [](const Span& x) { return std::make_tuple(x.tid, x.loop, x.step); },
+        &example);
     EXPECT_EQ(bad, 0) << "partially overlapping events in one execution, e.g. " << example;
   }
   if (opt.mode == Mode::DistributedRMA) {
@@ -371,8 +377,8 @@ std::vector<std::string> split(const std::string& line, char sep = ',') {
 }
 
 /// Reads and checks a CSV trace; returns its chunk rows.
-std::vector<ReadChunk> check_csv(const std::string& path, const Options& opt, const TwoRuns& runs, Index first,
-                                 Index n, bool restart) {
+std::vector<ReadChunk> check_csv(const std::string& path, const Options& opt, const TwoRuns& runs,
+                                 Index first, Index n, bool restart) {
   SCOPED_TRACE("CSV trace " + path);
   std::vector<ReadChunk> chunks;
   std::ifstream in(path);
@@ -462,17 +468,19 @@ TEST_P(TraceJson, OneEventPerChunkTilingTheLoop) {
   remove_on_rank0({path});
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Modes, TraceJson,
-    ::testing::Values(Case{Mode::Centralized, Technique::SS, true}, Case{Mode::Centralized, Technique::GSS, false},
-                      Case{Mode::Centralized, Technique::FAC2, true}, Case{Mode::Centralized, Technique::AF, false},
-                      Case{Mode::Centralized, Technique::AWF_B, true},
-                      Case{Mode::Distributed, Technique::GSS, true}, Case{Mode::Distributed, Technique::FAC2, false},
-                      Case{Mode::Distributed, Technique::SS, true},
-                      Case{Mode::DistributedRMA, Technique::GSS, false},
-                      Case{Mode::DistributedRMA, Technique::FAC2, true},
-                      Case{Mode::DistributedRMA, Technique::SS, false}),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(Modes, TraceJson,
+                         ::testing::Values(Case{Mode::Centralized, Technique::SS, true},
+                                           Case{Mode::Centralized, Technique::GSS, false},
+                                           Case{Mode::Centralized, Technique::FAC2, true},
+                                           Case{Mode::Centralized, Technique::AF, false},
+                                           Case{Mode::Centralized, Technique::AWF_B, true},
+                                           Case{Mode::Distributed, Technique::GSS, true},
+                                           Case{Mode::Distributed, Technique::FAC2, false},
+                                           Case{Mode::Distributed, Technique::SS, true},
+                                           Case{Mode::DistributedRMA, Technique::GSS, false},
+                                           Case{Mode::DistributedRMA, Technique::FAC2, true},
+                                           Case{Mode::DistributedRMA, Technique::SS, false}),
+                         case_name);
 
 // ---------------------------------------------------------------------------
 // CSV and "both" forms
@@ -509,7 +517,9 @@ TEST_P(TraceCsv, PathWithoutExtensionWritesBoth) {
     const auto from_json = check_json(path + ".json", opt, runs, 0, n, false);
     const auto from_csv = check_csv(path + ".csv", opt, runs, 0, n, false);
     // Both files describe the same chunks.
-    auto key = [](const ReadChunk& c) { return std::make_tuple(c.loop, c.step, c.start, c.size, c.rank); };
+    auto key = [](const ReadChunk& c) {
+      return std::make_tuple(c.loop, c.step, c.start, c.size, c.rank);
+    };
     std::vector<std::tuple<int, int, Index, Index, int>> a;
     std::vector<std::tuple<int, int, Index, Index, int>> b;
     for (const auto& c : from_json) a.push_back(key(c));
@@ -522,7 +532,8 @@ TEST_P(TraceCsv, PathWithoutExtensionWritesBoth) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, TraceCsv,
-                         ::testing::Values(Mode::Centralized, Mode::Distributed, Mode::DistributedRMA),
+                         ::testing::Values(Mode::Centralized, Mode::Distributed,
+                                           Mode::DistributedRMA),
                          mode_case_name);
 
 // ---------------------------------------------------------------------------
@@ -542,7 +553,8 @@ TEST(Trace, OnOrOffSameCoverage) {
     expect_covered(a, 0, n);
     expect_covered(b, 0, n);
     EXPECT_EQ(a.checksums, b.checksums);
-    for (std::size_t k = 0; k < 2; ++k) EXPECT_EQ(a.reports[k].iterations(), b.reports[k].iterations());
+    for (std::size_t k = 0; k < 2; ++k)
+      EXPECT_EQ(a.reports[k].iterations(), b.reports[k].iterations());
     if (world_rank() == 0) {
       EXPECT_TRUE(fs::exists(on.trace));
     }
@@ -606,7 +618,8 @@ TEST(Trace, FileIsRewrittenWithEveryExecution) {
     }
   }
   std::vector<std::int32_t> all(local.size());
-  MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM,
+                MPI_COMM_WORLD);
   for (Index i = 0; i < n; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], 3) << "iteration " << i;
   remove_on_rank0({path});
 }
@@ -626,13 +639,16 @@ TEST(Trace, UnwritablePathIsAnError) {
     });
   } catch (const Error& e) {
     threw = true;
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-lb4mpi-dir/sub/trace.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-lb4mpi-dir/sub/trace.json"),
+              std::string::npos)
+        << e.what();
   }
   if (world_rank() == 0) {
     EXPECT_TRUE(threw) << "rank 0 could not write the trace but did not say so";
   }
   std::vector<std::int32_t> all(local.size());
-  MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM,
+                MPI_COMM_WORLD);
   Index wrong = 0;
   for (auto v : all) wrong += (v != 1);
   EXPECT_EQ(wrong, 0);
@@ -656,7 +672,8 @@ TEST(Trace, DISABLED_EventsOfARankNestAcrossExecutions) {
     std::ifstream in(path);
     const json doc = json::parse(in);
     std::string example;
-    const Index bad = misnested_pairs(x_spans(doc), [](const Span& x) { return x.tid; }, &example);
+    const Index bad = misnested_pairs(
+        x_spans(doc), [](const Span& x) { return x.tid; }, &example);
     EXPECT_EQ(bad, 0) << "partially overlapping events on one rank's track, e.g. " << example;
   }
   remove_on_rank0({path});
@@ -708,7 +725,9 @@ TEST_P(IterationsInfo, OneCsvPerRankMatchingItsReport) {
   EXPECT_EQ(rows, runs.rank_chunks(me));
   EXPECT_EQ(iterations, runs.rank_iterations(me));
   for (int s = 0; s < 2; ++s) {
-    EXPECT_EQ(per_step[s], runs.reports[static_cast<std::size_t>(s)].ranks[static_cast<std::size_t>(me)].iterations)
+    EXPECT_EQ(
+        per_step[s],
+        runs.reports[static_cast<std::size_t>(s)].ranks[static_cast<std::size_t>(me)].iterations)
         << "step " << s;
   }
   // Summed over the ranks, the files hold every iteration of both executions.
@@ -728,7 +747,8 @@ TEST_P(IterationsInfo, OneCsvPerRankMatchingItsReport) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, IterationsInfo,
-                         ::testing::Values(Mode::Centralized, Mode::Distributed, Mode::DistributedRMA),
+                         ::testing::Values(Mode::Centralized, Mode::Distributed,
+                                           Mode::DistributedRMA),
                          mode_case_name);
 
 }  // namespace

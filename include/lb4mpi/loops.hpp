@@ -1,0 +1,72 @@
+// Several loops scheduled at once (`003` §4): one synchronization point per
+// time step instead of one per loop.
+//
+//   std::vector<lb4mpi::LoopSpec> specs = {{0, n1, opt1}, {0, n2, opt2}};
+//   lb4mpi::LoopSet set(MPI_COMM_WORLD, specs);           // collective
+//   while (!set.terminated())
+//     for (int l = 0; l < set.size(); ++l)
+//       if (auto c = set.next(l)) body[l](*c);           // never waits for loop l
+//   std::vector<lb4mpi::Report> reports = set.finish();   // collective
+//
+// next(l) does not wait: when loop l has no piece for this rank right now
+// it returns nullopt at once and the rank moves on to another loop (no idle
+// probing). terminated() waits for the next message only when a whole round
+// over the loops found nothing to do. Each loop has its own range, technique
+// and mode; any mix is allowed.
+#pragma once
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "lb4mpi/options.hpp"
+#include "lb4mpi/report.hpp"
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi {
+
+class LoopGroup;  // runtime internals
+
+struct LoopSpec {
+  Index first = 0;
+  Index last = 0;  ///< half-open: [first, last)
+  Options options;
+};
+
+class LoopSet {
+ public:
+  /// Collective over `comm`; bad input throws lb4mpi::Error on every rank.
+  LoopSet(MPI_Comm comm, const std::vector<LoopSpec>& loops);
+  ~LoopSet();
+  LoopSet(LoopSet&&) noexcept;
+  LoopSet& operator=(LoopSet&&) noexcept;
+
+  [[nodiscard]] int size() const;
+  /// The next piece of loop `l` for this rank; nullopt when it has none right
+  /// now or the loop is done for it. Ends the previous piece.
+  std::optional<Chunk> next(int l);
+  /// Ends the current piece without asking for another (optional).
+  void end_chunk();
+  /// Whether loop `l` is done for this rank.
+  [[nodiscard]] bool done(int l) const;
+  /// True when every loop is done for this rank.
+  bool terminated();
+  /// Collective: one report per loop, on every rank.
+  std::vector<Report> finish();
+  /// Collective: the next time step; one [first, last) per loop.
+  void restart(const std::vector<std::pair<Index, Index>>& ranges);
+
+ private:
+  std::unique_ptr<LoopGroup> group_;
+};
+
+/// One-call form. `asynchronous`: all loops in flight together, one
+/// synchronization at the end; otherwise each loop runs to its end (and
+/// synchronizes) before the next starts. bodies[l] receives loop l's chunks.
+std::vector<Report> run_loops(MPI_Comm comm, const std::vector<LoopSpec>& loops,
+                              const std::vector<std::function<void(Chunk)>>& bodies, bool asynchronous = true);
+
+}  // namespace lb4mpi
