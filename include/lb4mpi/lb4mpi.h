@@ -77,6 +77,25 @@ void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize);
 void DLS_EndChunk(infoDLS* info);
 void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime);
 
+/* Several loops in flight at once (`003` §4.1, Listing 4.3):
+ *   DLS_NumLoops(&info, n);                 before DLS_Parameters_Setup
+ *   DLS_StartMLoops(&info, firsts, lasts, methods);
+ *   while (!DLS_MTerminated(&info)) {
+ *     DLS_TargetLoop(&info, l);             for each loop l
+ *     DLS_StartChunk(&info, &start, &size); size 0: nothing for loop l right now
+ *     ... DLS_EndChunk(&info);
+ *   }
+ *   DLS_EndMLoops(&info, nIters, workTimes); one synchronization for all loops
+ * A rank with no chunk of the targeted loop gets size 0 at once and moves on
+ * (no idle probing). Bounds are inclusive; nIters and workTimes have one
+ * entry per loop. DLS_NumLoops records n for the next DLS_Parameters_Setup
+ * on this rank (the handle is not initialized before it). */
+void DLS_NumLoops(infoDLS* info, int n);
+void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths);
+int DLS_MTerminated(infoDLS* info);
+void DLS_TargetLoop(infoDLS* info, int loop);
+void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime);
+
 void DLS_Finalize(infoDLS* info);
 
 #ifdef __cplusplus

@@ -7,8 +7,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lb4mpi/lb4mpi.hpp"
+#include "lb4mpi/loops.hpp"
 
 namespace {
 
@@ -18,6 +20,7 @@ using lb4mpi::Index;
 using lb4mpi::Technique;
 
 int g_mode = CENTRALIZED;  // Configure_Chunk_Calculation_Mode
+int g_num_loops = 1;       // DLS_NumLoops, taken by the next DLS_Parameters_Setup
 
 struct CState {
   MPI_Comm comm = MPI_COMM_NULL;
@@ -27,6 +30,10 @@ struct CState {
   bool terminated = false;
   Index first = 0;
   Index last = 0;  // half-open
+  // Several loops (DLS_StartMLoops ... DLS_EndMLoops).
+  int num_loops = 1;
+  int target = 0;
+  std::unique_ptr<lb4mpi::LoopSet> set;
 };
 
 [[noreturn]] void fail(const std::string& msg) {
@@ -123,7 +130,67 @@ void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int reque
       st->options.params.weights.assign(static_cast<std::size_t>(size), Xeon_speed);
       for (int r = 0; r < nKNL && r < size; ++r) st->options.params.weights[static_cast<std::size_t>(r)] = KNL_speed;
     }
+    st->num_loops = g_num_loops;
+    g_num_loops = 1;
     info->state = st.release();
+  });
+}
+
+void DLS_NumLoops(infoDLS* /*info*/, int n) {
+  if (n < 1) fail("lb4mpi: DLS_NumLoops(" + std::to_string(n) + "): the number of loops must be >= 1");
+  g_num_loops = n;
+}
+
+void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths) {
+  CState* st = state_of(info, "DLS_StartMLoops");
+  guarded([&] {
+    if (firstIters == nullptr || lastIters == nullptr || imeths == nullptr) {
+      throw Error("lb4mpi: DLS_StartMLoops: NULL array");
+    }
+    std::vector<lb4mpi::LoopSpec> specs;
+    for (int l = 0; l < st->num_loops; ++l) {
+      lb4mpi::LoopSpec s;
+      s.first = firstIters[l];
+      s.last = static_cast<Index>(lastIters[l]) + 1;  // inclusive bounds, as LB4MPI
+      s.options = st->options;
+      s.options.technique = technique_of(imeths[l]);
+      specs.push_back(s);
+    }
+    st->target = 0;
+    st->set = std::make_unique<lb4mpi::LoopSet>(st->comm, specs);
+  });
+}
+
+int DLS_MTerminated(infoDLS* info) {
+  CState* st = state_of(info, "DLS_MTerminated");
+  if (!st->set) return DLS_Terminated(info);  // one loop at a time, as LB4MPI
+  int done = 0;
+  guarded([&] { done = st->set->terminated() ? 1 : 0; });
+  return done;
+}
+
+void DLS_TargetLoop(infoDLS* info, int loop) {
+  CState* st = state_of(info, "DLS_TargetLoop");
+  if (loop < 0 || loop >= st->num_loops) {
+    fail("lb4mpi: DLS_TargetLoop(" + std::to_string(loop) + "): valid loops are 0.." +
+         std::to_string(st->num_loops - 1));
+  }
+  st->target = loop;
+}
+
+void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime) {
+  CState* st = state_of(info, "DLS_EndMLoops");
+  if (!st->set) fail("lb4mpi: DLS_EndMLoops called without DLS_StartMLoops");
+  guarded([&] {
+    const std::vector<lb4mpi::Report> reports = st->set->finish();
+    int rank = 0;
+    MPI_Comm_rank(st->comm, &rank);
+    for (std::size_t l = 0; l < reports.size(); ++l) {
+      const lb4mpi::RankReport& mine = reports[l].ranks[static_cast<std::size_t>(rank)];
+      if (niters != nullptr) niters[l] = to_int(mine.iterations, "the iteration count");
+      if (worktime != nullptr) worktime[l] = mine.work_time;
+    }
+    st->set.reset();
   });
 }
 
@@ -153,6 +220,14 @@ int DLS_Terminated(infoDLS* info) {
 
 void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize) {
   CState* st = state_of(info, "DLS_StartChunk");
+  if (st->set) {
+    guarded([&] {
+      const std::optional<Chunk> c = st->set->next(st->target);
+      *chunkStart = c ? to_int(c->begin, "the chunk start") : 0;
+      *chunkSize = c ? to_int(c->size, "the chunk size") : 0;
+    });
+    return;
+  }
   if (!st->loop) fail("lb4mpi: DLS_StartChunk called outside DLS_StartLoop ... DLS_EndLoop");
   guarded([&] {
     if (!st->current && !st->terminated) {
@@ -172,6 +247,10 @@ void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize) {
 
 void DLS_EndChunk(infoDLS* info) {
   CState* st = state_of(info, "DLS_EndChunk");
+  if (st->set) {
+    guarded([&] { st->set->end_chunk(); });
+    return;
+  }
   if (!st->loop) fail("lb4mpi: DLS_EndChunk called outside DLS_StartLoop ... DLS_EndLoop");
   guarded([&] { st->loop->end_chunk(); });
 }
