@@ -26,6 +26,14 @@ Executor::Executor(MPI_Comm comm, Index first, Index last, const Options& option
 
 namespace {
 
+// Trace times of every loop of the process count from one origin, taken at
+// the first loop start — right after a collective, so the ranks' origins
+// agree closely — and time steps follow each other on a rank's track.
+double trace_origin() {
+  static const double origin = now();
+  return origin;
+}
+
 std::string validate(const Options& o, Index first, Index last, int size) {
   try {
     if (last < first) {
@@ -59,6 +67,8 @@ std::uint64_t hash_of(const Options& o, Index first, Index last) {
       .add(o.request_when).add(p.min_chunk).add(p.max_chunk).add(p.h).add(p.sigma).add(p.mu)
       .add(p.alpha).add(p.fiss_batches).add(p.viss_x).add(p.pls_swr).add(p.rnd_bounds).add(p.seed);
   for (double w : p.weights) h.add(w);
+  // Tracing gathers at the end of a loop: every rank must agree on it.
+  h.add(o.trace.empty()).add(o.iterations_info);
   return h.value();
 }
 
@@ -79,13 +89,14 @@ void Executor::start(Index first, Index last) {
              (options_.delay_ranks.empty() ||
               std::find(options_.delay_ranks.begin(), options_.delay_ranks.end(), rank_) !=
                   options_.delay_ranks.end());
+  (void)trace_origin();
   t_start_ = now();
   on_start();
 }
 
 void Executor::add_serve_time(double t0, double t1, bool traced) {
   mine_.serve_time += t1 - t0;
-  if (traced) recorder_.serve(epoch_, t0 - t_start_, t1 - t_start_);
+  if (traced) recorder_.serve(epoch_, t0 - trace_origin(), t1 - trace_origin());
 }
 
 void Executor::inject_delay() const {
@@ -101,7 +112,7 @@ void Executor::close_piece() {
   mine_.work_time += work;
   mine_.iterations += piece.size;
   mine_.finish_time = t - t_start_;
-  recorder_.chunk_progress(t - t_start_);
+  recorder_.chunk_progress(t - trace_origin());
   piece_done(piece, work);
 }
 
@@ -129,7 +140,7 @@ std::optional<Chunk> Executor::obtain(bool nonblocking, bool& not_now) {
     return std::nullopt;
   }
   if (new_chunk_) {
-    recorder_.chunk(epoch_, first_ + new_chunk_->begin, new_chunk_->size, t0 - t_start_, t1 - t_start_);
+    recorder_.chunk(epoch_, first_ + new_chunk_->begin, new_chunk_->size, t0 - trace_origin(), t1 - trace_origin());
     new_chunk_.reset();
   }
   piece_ = c;

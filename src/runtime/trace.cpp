@@ -28,11 +28,11 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-void write_json(const std::string& path, const std::vector<Stored>& all) {
+void write_json(const std::string& path, const std::vector<Stored>& all, int ranks) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
   std::fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-  int max_rank = -1;
+  int max_rank = ranks - 1;  // every rank of the communicator, with or without chunks
   for (const Stored& s : all) max_rank = std::max(max_rank, s.r.rank);
   bool first = true;
   auto sep = [&] {
@@ -160,11 +160,11 @@ void Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode mode) {
       std::vector<Stored>& kept = store()[trace_path_];
       for (const TraceRecord& r : all) kept.push_back(Stored{r, technique, mode});
       if (ends_with(trace_path_, ".json")) {
-        write_json(trace_path_, kept);
+        write_json(trace_path_, kept, size);
       } else if (ends_with(trace_path_, ".csv")) {
         write_csv(trace_path_, kept);
       } else {
-        write_json(trace_path_ + ".json", kept);
+        write_json(trace_path_ + ".json", kept, size);
         write_csv(trace_path_ + ".csv", kept);
       }
     }
