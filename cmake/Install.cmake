@@ -125,6 +125,21 @@ if(EXPECT_MPI AND NOT TARGET lb4mpi::lb4mpi)
 endif()
 add_executable(consumer main.cpp)
 target_link_libraries(consumer PRIVATE lb4mpi::techniques)
+if(EXPECT_MPI)  # built, not run: the exported MPI dependencies link
+  add_executable(consumer_capi capi.c)
+  target_link_libraries(consumer_capi PRIVATE lb4mpi::lb4mpi)
+endif()
+]=])
+  file(WRITE ${_lb4mpi_consumer_dir}/capi.c [=[
+/* Built (not run) against an installed lb4mpi by the install_consumer test. */
+#include <lb4mpi/lb4mpi.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  Configure_Chunk_Calculation_Mode(CENTRALIZED);
+  MPI_Finalize();
+  return 0;
+}
 ]=])
   file(WRITE ${_lb4mpi_consumer_dir}/main.cpp [=[
 // Built against an installed lb4mpi by the install_consumer test.
@@ -154,7 +169,9 @@ int main() {
       -DWORK_DIR=${PROJECT_BINARY_DIR}/install-test
       -DCONSUMER_DIR=${_lb4mpi_consumer_dir}
       -DPKGCONFIG_DIR=${LB4MPI_INSTALL_PKGCONFIGDIR}
+      -DCMAKE_PACKAGE_DIR=${LB4MPI_INSTALL_CMAKEDIR}
       -DEXPECT_MPI=${LB4MPI_PACKAGE_HAS_MPI}
+      -DEXPECT_TOOLS=$<TARGET_EXISTS:lb4mpi-chunks>
       -DGENERATOR=${CMAKE_GENERATOR}
       -DC_COMPILER=${CMAKE_C_COMPILER}
       -DCXX_COMPILER=${CMAKE_CXX_COMPILER}

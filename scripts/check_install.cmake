@@ -7,7 +7,7 @@
 # Run as: cmake -DBUILD_DIR=... -DWORK_DIR=... -DCONSUMER_DIR=... [...] -P check_install.cmake
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR PKGCONFIG_DIR)
+foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR PKGCONFIG_DIR CMAKE_PACKAGE_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "check_install.cmake: -D${var}=... is required")
   endif()
@@ -32,7 +32,15 @@ if(BUILD_CONFIG)
   set(config_args --config ${BUILD_CONFIG})
 endif()
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} ${config_args})
-foreach(f include/lb4mpi/techniques/chunk_calculator.hpp ${PKGCONFIG_DIR}/lb4mpi.pc bin/lb4mpi-chunks)
+set(expected_files include/lb4mpi/techniques/chunk_calculator.hpp ${PKGCONFIG_DIR}/lb4mpi.pc
+                   ${CMAKE_PACKAGE_DIR}/lb4mpiConfig.cmake)
+if(EXPECT_TOOLS)
+  list(APPEND expected_files bin/lb4mpi-chunks)
+endif()
+if(EXPECT_MPI)
+  list(APPEND expected_files include/lb4mpi/lb4mpi.hpp include/lb4mpi/lb4mpi.h)
+endif()
+foreach(f IN LISTS expected_files)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install test: ${prefix}/${f} was not installed")
   endif()
@@ -55,7 +63,8 @@ foreach(pair "C_COMPILER;CMAKE_C_COMPILER" "CXX_COMPILER;CMAKE_CXX_COMPILER"
   endif()
 endforeach()
 if(CONSUMER_FLAGS)
-  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}"
+  list(APPEND configure_args "-DCMAKE_C_FLAGS=${CONSUMER_FLAGS}"
+                             "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}"
                              "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
 endif()
 run("configuring the consumer" ${CMAKE_COMMAND} ${configure_args})
@@ -89,7 +98,8 @@ if(NOT found_include)
 endif()
 run("pkg-config --libs lb4mpi" ${PKG_CONFIG_EXECUTABLE} --libs lb4mpi)
 if(NOT run_output MATCHES "-llb4mpi_techniques")
-  message(FATAL_ERROR "install test: `pkg-config --libs lb4mpi` lacks -llb4mpi_techniques: ${run_output}")
+  message(FATAL_ERROR "install test: `pkg-config --libs lb4mpi` lacks -llb4mpi_techniques: "
+                      "${run_output}")
 endif()
 message(STATUS "pkg-config --cflags lb4mpi: ${cflags}")
 # The flags must be enough to build the consumer without CMake.

@@ -30,7 +30,7 @@ echo "deps: installing ${missing[*]}"
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
   if ! command -v sudo >/dev/null 2>&1; then
-    echo "deps: not root and sudo is not available; install as root: apt-get install ${missing[*]}" >&2
+    echo "deps: not root and no sudo; as root, run: apt-get install ${missing[*]}" >&2
     exit 1
   fi
   SUDO=(sudo)

@@ -14,7 +14,10 @@ JOBS="${JOBS:-2}"
 BUILD_ROOT="${BUILD_ROOT:-build}"
 LOGS="$ROOT/$BUILD_ROOT/ci-logs"
 
-bash "$ROOT/scripts/deps.sh" || { echo "test.sh: FAILED installing the Debian packages" >&2; exit 1; }
+if ! bash "$ROOT/scripts/deps.sh"; then
+  echo "test.sh: FAILED installing the Debian packages" >&2
+  exit 1
+fi
 
 # Open MPI as root, and more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

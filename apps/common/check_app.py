@@ -9,9 +9,16 @@ checksum, whatever the rank count, technique and mode.
   check_app.py --mpiexec mpiexec --np-flag -n --exe ./lb4mpi-mandelbrot \
       --run 1:STATIC --run 4:FAC2:distributed --run 4:GSS:distributed-rma -- --width 64
 
-A run is NP[:TECHNIQUE[:MODE]]; TECHNIQUE and MODE are passed as --technique
-and --mode after the app arguments. With --expect-exit CODE the runs must fail
-with CODE, print no JSON, and (with --expect-stderr REGEX) say REGEX on stderr.
+A run is NP[:TECHNIQUE[:MODE[:ARG...]]]; TECHNIQUE and MODE are passed as
+--technique and --mode after the app arguments, then the ARGs (extra app
+arguments of this run, e.g. 4::centralized:--async:--techniques=STATIC,AF).
+With --expect-exit CODE the runs must fail with CODE, print no JSON, and (with
+--expect-stderr REGEX) say REGEX on stderr.
+
+Multi-loop summaries (apps/common/multiloop.hpp: a `loops` array) are checked
+further: per-loop fields, iteration counts, `async` as asked, per-loop
+techniques and modes as asked (--technique/--mode or --techniques=/--modes=),
+and the per-loop checksums must be the same in every run.
 """
 import argparse
 import json
@@ -67,6 +74,69 @@ def check_summary(s, np, technique, mode, errors, where):
         errors.append(f"{where}: negative t_par_s")
 
 
+LOOP_REQUIRED = {
+    "technique": str, "mode": str, "loop_iterations": int, "iterations": int,
+    "t_par_s": (int, float), "checksum": str, "chunks": int,
+}
+
+
+def option_value(args, flag):
+    """Value of --flag=V or --flag V in args (the last one), else None."""
+    value = None
+    for k, arg in enumerate(args):
+        if arg.startswith(flag + "="):
+            value = arg[len(flag) + 1:]
+        elif arg == flag and k + 1 < len(args):
+            value = args[k + 1]
+    return value
+
+
+def check_loops(s, args, errors, where, expect_technique=None):
+    """Fields of a multi-loop summary; returns the per-loop checksums."""
+    for key, kind in (("async", bool), ("time_steps", int), ("total_time_s", (int, float)), ("loops", list)):
+        if not isinstance(s.get(key), kind):
+            errors.append(f"{where}: multi-loop summary: '{key}' missing or {s.get(key)!r}")
+            return None
+    loops = s["loops"]
+    if not loops:
+        errors.append(f"{where}: no loops")
+        return None
+    for l, loop in enumerate(loops):
+        for key, kind in LOOP_REQUIRED.items():
+            if not isinstance(loop.get(key), kind) or isinstance(loop.get(key), bool):
+                errors.append(f"{where}: loops[{l}].{key} missing or {loop.get(key)!r}")
+                return None
+        if not re.fullmatch(r"0x[0-9a-f]{16}", loop["checksum"]):
+            errors.append(f"{where}: loops[{l}].checksum {loop['checksum']!r}")
+        if loop["iterations"] != loop["loop_iterations"] * s["time_steps"]:
+            errors.append(f"{where}: loops[{l}] iterations != loop_iterations x time_steps")
+        if loop["t_par_s"] < 0:
+            errors.append(f"{where}: loops[{l}] negative t_par_s")
+    if s["time_steps"] != s["repeat"]:
+        errors.append(f"{where}: time_steps {s['time_steps']} != repeat {s['repeat']}")
+    if sum(loop["loop_iterations"] for loop in loops) != s["loop_iterations"]:
+        errors.append(f"{where}: the loops' iterations do not add up to loop_iterations")
+    for k, step in enumerate(s["steps"]):
+        if len(step.get("loops", [])) != len(loops):
+            errors.append(f"{where}: step {k} lists {len(step.get('loops', []))} loops, not {len(loops)}")
+    asked_async = "--async" in args
+    if s["async"] != asked_async:
+        errors.append(f"{where}: async = {s['async']}, asked {asked_async}")
+    for flag, key, one in (("--techniques", "technique", "--technique"), ("--modes", "mode", "--mode")):
+        asked = option_value(args, flag)
+        asked = asked.split(",") if asked else None
+        if asked is None and option_value(args, one):
+            asked = [option_value(args, one)] * len(loops)
+        if asked is None and key == "technique" and expect_technique:
+            asked = [expect_technique] * len(loops)
+        if asked is None:
+            continue
+        got = [loop[key] for loop in loops]
+        if len(asked) != len(got) or any(norm(a) != norm(g) for a, g in zip(asked, got)):
+            errors.append(f"{where}: loops' {key}s {got}, asked {asked}")
+    return [loop["checksum"] for loop in loops]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mpiexec", required=True)
@@ -74,7 +144,8 @@ def main():
     ap.add_argument("--preflag", action="append", default=[], help="an MPIEXEC_PREFLAGS item (repeatable)")
     ap.add_argument("--postflag", action="append", default=[], help="an MPIEXEC_POSTFLAGS item (repeatable)")
     ap.add_argument("--exe", required=True)
-    ap.add_argument("--run", action="append", required=True, help="NP[:TECHNIQUE[:MODE]] (repeatable)")
+    ap.add_argument("--run", action="append", required=True,
+                    help="NP[:TECHNIQUE[:MODE[:ARG...]]] (repeatable)")
     ap.add_argument("--timeout", type=float, default=100.0, help="seconds per run")
     ap.add_argument("--expect-exit", type=int, default=0)
     ap.add_argument("--expect-stderr", default=None, help="regex that stderr must match")
@@ -86,16 +157,20 @@ def main():
 
     errors = []
     checksums = {}
+    loop_checksums = {}
     for run in a.run:
         parts = run.split(":")
         np = int(parts[0])
         technique = parts[1] if len(parts) > 1 and parts[1] else None
         mode = parts[2] if len(parts) > 2 and parts[2] else None
-        cmd = [a.mpiexec, a.np_flag, str(np), *a.preflag, a.exe, *a.postflag, *a.app_args]
+        extra = [x for x in parts[3:] if x]
+        args = list(a.app_args)
         if technique:
-            cmd += ["--technique", technique]
+            args += ["--technique", technique]
         if mode:
-            cmd += ["--mode", mode]
+            args += ["--mode", mode]
+        args += extra
+        cmd = [a.mpiexec, a.np_flag, str(np), *a.preflag, a.exe, *a.postflag, *args]
         where = f"[{run}]"
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
@@ -122,13 +197,23 @@ def main():
         except json.JSONDecodeError as e:
             errors.append(f"{where}: bad JSON ({e}): {lines[0]}")
             continue
-        check_summary(s, np, technique or a.expect_technique, mode, errors, where)
+        if "loops" in s:
+            # Per-loop techniques and modes may differ: checked per loop.
+            before = len(errors)
+            check_summary(s, np, None, None, errors, where)
+            if len(errors) == before:
+                loop_checksums[run] = check_loops(s, args, errors, where, a.expect_technique)
+        else:
+            check_summary(s, np, technique or a.expect_technique, mode, errors, where)
         checksums[run] = s.get("checksum")
         print(f"{where} {s.get('technique')}/{s.get('mode')} ranks={s.get('ranks')} "
               f"t_par={s.get('t_par_s', 0):.4f}s chunks={s.get('chunks')} checksum={s.get('checksum')}")
 
     if len(set(checksums.values())) > 1:
         errors.append("checksums differ: " + ", ".join(f"{k} {v}" for k, v in checksums.items()))
+    if len({tuple(v) if v else None for v in loop_checksums.values()}) > 1:
+        errors.append("per-loop checksums differ: " +
+                      ", ".join(f"{k} {v}" for k, v in loop_checksums.items()))
     if a.expect_png:
         try:
             with open(a.expect_png, "rb") as f:

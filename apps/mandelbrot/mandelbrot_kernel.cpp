@@ -47,6 +47,28 @@ void compute_range(const Params& p, Index begin, std::span<std::int32_t> out) {
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = iteration(p, begin + static_cast<Index>(k));
 }
 
+Params three_loop_params(const Params& base, double h_min, int loop, int step, int steps) {
+  if (loop < 0 || loop > 2) throw Error("mandelbrot: three_loop_params: loop must be 0, 1 or 2");
+  if (steps < 1 || step < 0 || step >= steps)
+    throw Error("mandelbrot: three_loop_params: step out of range");
+  const double hx = 0.5 * (base.x_max - base.x_min);
+  if (!(h_min > 0.0) || !(h_min <= hx))
+    throw Error("mandelbrot: --min-half-width must be in (0, " + std::to_string(hx) + "]");
+  if (loop == 0) return base;
+  const double f = (static_cast<double>(step) + 0.5) / static_cast<double>(steps);
+  const double g = loop == 1 ? f : 1.0 - f;
+  const double scale = (h_min + (hx - h_min) * g) / hx;  // in (0, 1]
+  const double cx = 0.5 * (base.x_min + base.x_max);
+  const double cy = 0.5 * (base.y_min + base.y_max);
+  const double hy = 0.5 * (base.y_max - base.y_min);
+  Params p = base;
+  p.x_min = cx - hx * scale;
+  p.x_max = cx + hx * scale;
+  p.y_min = cy - hy * scale;
+  p.y_max = cy + hy * scale;
+  return p;
+}
+
 void colour_image(const Params& p, std::span<const std::int32_t> counts,
                   std::span<std::uint8_t> rgb) {
   const auto w = static_cast<std::size_t>(p.width);

@@ -43,6 +43,19 @@ std::int32_t iteration(const Params& p, Index i);
 /// Results of iterations [begin, begin + out.size()) into `out`.
 void compute_range(const Params& p, Index begin, std::span<std::int32_t> out);
 
+/// The three loops of a time step of `003` §5.2 (`--loops 3`): the same
+/// W x W grid and threshold, three windows centred on `base`'s centre.
+///   loop 0: `base` in every step -- constant imbalance;
+///   loop 1: half-width h(f) = h_min + (h_base - h_min) f with
+///           f = (step + 0.5) / steps: zooms out from h_min towards h_base
+///           over the steps -- increasing imbalance;
+///   loop 2: h(1 - f): zooms in -- decreasing imbalance (loop 1 backwards).
+/// h_base is base's half-width along each axis; h_min is given for the real
+/// axis and scaled alike for the imaginary one. Close to the origin every point
+/// is in the set and costs `threshold` steps (balanced); zoomed out, the
+/// cheap points around the set take over and the costs vary more and more.
+Params three_loop_params(const Params& base, double h_min, int loop, int step, int steps);
+
 /// Colours a grid of results (counts[i] for i in [0, W^2)) as an RGB image,
 /// W x W, real axis to the right, imaginary axis up: points of the set black,
 /// the others by log(count) / log(threshold).

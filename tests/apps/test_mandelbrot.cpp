@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -107,4 +109,72 @@ TEST(Mandelbrot, Validate) {
   p.width = 4;
   p.threshold = 0;
   EXPECT_THROW(p.validate(), lb4mpi::Error);
+}
+
+TEST(Mandelbrot, ThreeLoopWindows) {
+  mb::Params base;
+  base.width = 32;
+  const int steps = 5;
+  const double h_min = 0.5;
+  double prev_up = 0.0, prev_down = 10.0;
+  for (int s = 0; s < steps; ++s) {
+    // Loop 0: the base window in every step.
+    const mb::Params c = mb::three_loop_params(base, h_min, 0, s, steps);
+    EXPECT_EQ(c.x_min, base.x_min);
+    EXPECT_EQ(c.y_max, base.y_max);
+    // Loop 1 zooms out, loop 2 zooms in; loop 2 is loop 1 backwards.
+    const mb::Params up = mb::three_loop_params(base, h_min, 1, s, steps);
+    const mb::Params down = mb::three_loop_params(base, h_min, 2, s, steps);
+    const double hu = 0.5 * (up.x_max - up.x_min);
+    const double hd = 0.5 * (down.x_max - down.x_min);
+    EXPECT_GT(hu, prev_up);
+    EXPECT_LT(hd, prev_down);
+    EXPECT_GT(hu, h_min);
+    EXPECT_LT(hu, 2.0);
+    EXPECT_DOUBLE_EQ(hu + hd, h_min + 2.0);  // mid-step points: symmetric
+    const mb::Params mirror = mb::three_loop_params(base, h_min, 2, steps - 1 - s, steps);
+    EXPECT_DOUBLE_EQ(mirror.x_min, up.x_min);
+    EXPECT_DOUBLE_EQ(mirror.y_max, up.y_max);
+    EXPECT_DOUBLE_EQ(up.x_min, -up.x_max);  // centred on the base window's centre
+    EXPECT_EQ(up.width, base.width);
+    EXPECT_EQ(up.threshold, base.threshold);
+    prev_up = hu;
+    prev_down = hd;
+  }
+  // One step: both moving loops sit half-way.
+  const mb::Params one = mb::three_loop_params(base, h_min, 1, 0, 1);
+  EXPECT_DOUBLE_EQ(0.5 * (one.x_max - one.x_min), 0.5 * (h_min + 2.0));
+  EXPECT_THROW(mb::three_loop_params(base, 0.0, 1, 0, 1), lb4mpi::Error);
+  EXPECT_THROW(mb::three_loop_params(base, 3.0, 1, 0, 1), lb4mpi::Error);
+  EXPECT_THROW(mb::three_loop_params(base, 0.5, 3, 0, 1), lb4mpi::Error);
+  EXPECT_THROW(mb::three_loop_params(base, 0.5, 1, 2, 2), lb4mpi::Error);
+}
+
+TEST(Mandelbrot, ThreeLoopImbalanceGrowsWhenZoomingOut) {
+  // The c.o.v. of the per-iteration cost (escape counts) of loop 1 rises over
+  // the steps; loop 2's falls.
+  mb::Params base;
+  base.width = 48;
+  base.threshold = 300;
+  const int steps = 4;
+  auto cov = [](const mb::Params& p) {
+    std::vector<std::int32_t> r(static_cast<std::size_t>(p.iterations()));
+    mb::compute_range(p, 0, r);
+    double s = 0, s2 = 0;
+    for (auto k : r) {
+      s += k;
+      s2 += static_cast<double>(k) * k;
+    }
+    const double n = static_cast<double>(r.size()), m = s / n;
+    return std::sqrt(std::max(0.0, s2 / n - m * m)) / m;
+  };
+  double prev_up = -1.0, prev_down = 1e9;
+  for (int s = 0; s < steps; ++s) {
+    const double up = cov(mb::three_loop_params(base, 0.5, 1, s, steps));
+    const double down = cov(mb::three_loop_params(base, 0.5, 2, s, steps));
+    EXPECT_GT(up, prev_up) << s;
+    EXPECT_LT(down, prev_down) << s;
+    prev_up = up;
+    prev_down = down;
+  }
 }

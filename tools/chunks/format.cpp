@@ -119,15 +119,17 @@ void write_overview(std::ostream& out, const std::vector<OverviewRow>& rows, std
   const std::size_t fixed = name_width + 3 * (kNumber + 2) + 2;
   const std::size_t sizes_width = width > fixed + 20 ? width - fixed : 20;
 
-  out << std::left << std::setw(static_cast<int>(name_width)) << "technique" << std::right
-      << "  " << std::setw(kNumber) << "chunks" << "  " << std::setw(kNumber) << "largest" << "  "
-      << std::setw(kNumber) << "smallest" << "  "
+  out << std::left << std::setw(static_cast<int>(name_width)) << "technique" << std::right << "  "
+      << std::setw(kNumber) << "chunks"
+      << "  " << std::setw(kNumber) << "largest"
+      << "  " << std::setw(kNumber) << "smallest"
+      << "  "
       << "chunk sizes in order (n xk: k chunks of n)\n";
   for (const auto& row : rows) {
     const Summary s = summarize(row.chunks);
     out << std::left << std::setw(static_cast<int>(name_width)) << row.technique << std::right
-        << "  " << std::setw(kNumber) << s.chunks << "  " << std::setw(kNumber) << s.largest
-        << "  " << std::setw(kNumber) << s.smallest << "  "
+        << "  " << std::setw(kNumber) << s.chunks << "  " << std::setw(kNumber) << s.largest << "  "
+        << std::setw(kNumber) << s.smallest << "  "
         << format_runs_abridged(runs(row.chunks), sizes_width) << "\n";
   }
 }

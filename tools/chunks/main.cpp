@@ -86,8 +86,8 @@ int run_one(const Settings& s, Technique t, Form form, bool csv) {
     lb4mpi::chunks_tool::write_csv(std::cout, chunks, "", true);
     return 0;
   }
-  std::string title = std::string(ti.name) + ": " + heading(s, form) + "  [" +
-                      std::string(ti.equation) + "]";
+  std::string title =
+      std::string(ti.name) + ": " + heading(s, form) + "  [" + std::string(ti.equation) + "]";
   lb4mpi::chunks_tool::write_listing(std::cout, title, chunks);
   if (ti.adaptive) {
     std::cout << "(adaptive: simulated with ranks of equal speed)\n";
@@ -120,7 +120,9 @@ int run_all(const Settings& s, Form form, bool csv) {
       lb4mpi::chunks_tool::write_csv(std::cout, row.chunks, row.technique, header);
       header = false;
     }
-    if (!skipped.empty()) std::cerr << "lb4mpi-chunks: no closed form, skipped: " << skipped_note << "\n";
+    if (!skipped.empty()) {
+      std::cerr << "lb4mpi-chunks: no closed form, skipped: " << skipped_note << "\n";
+    }
     return 0;
   }
   std::cout << "lb4mpi-chunks: " << heading(s, form) << "\n"
@@ -137,9 +139,10 @@ int run_all(const Settings& s, Form form, bool csv) {
 int main(int argc, char** argv) {
   Settings s;
   auto& p = s.params;
-  CLI::App app{"lb4mpi-chunks: the chunk sizes of lb4mpi's loop scheduling techniques "
-               "(no MPI; adaptive techniques are simulated with ranks of equal speed)",
-               "lb4mpi-chunks"};
+  CLI::App app{
+      "lb4mpi-chunks: the chunk sizes of lb4mpi's loop scheduling techniques "
+      "(no MPI; adaptive techniques are simulated with ranks of equal speed)",
+      "lb4mpi-chunks"};
   app.option_defaults()->always_capture_default();
   app.add_option("-t,--technique", s.technique,
                  "technique name or `000` id, or `all` for a side-by-side table; one of: " +

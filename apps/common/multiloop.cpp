@@ -1,0 +1,266 @@
+#include "multiloop.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "cli.hpp"
+#include "lb4mpi/techniques/technique.hpp"
+#include "mix.hpp"
+#include "summary.hpp"
+
+namespace lb4mpi::apps {
+
+namespace {
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+/// All equal: that name; otherwise the list, comma-separated.
+template <class T>
+std::string names(const std::vector<Options>& opt, T Options::*field) {
+  std::vector<std::string> all;
+  for (const auto& o : opt) all.emplace_back(name(o.*field));
+  if (std::all_of(all.begin(), all.end(), [&](const std::string& s) { return s == all.front(); }))
+    return all.empty() ? std::string() : all.front();
+  return join(all);
+}
+
+}  // namespace
+
+MultiLoopCli::MultiLoopCli(CLI::App& cli) {
+  const std::string group = "Several loops per time step";
+  o_techniques_ =
+      cli.add_option("--techniques", techniques_,
+                     "one DLS technique per loop, comma-separated (instead of --technique)")
+          ->delimiter(',')
+          ->group(group);
+  o_modes_ =
+      cli.add_option("--modes", modes_, "one mode per loop, comma-separated (instead of --mode)")
+          ->delimiter(',')
+          ->group(group);
+  o_steps_ = cli.add_option("--time-steps", time_steps_, "time steps; each runs every loop once")
+                 ->capture_default_str()
+                 ->check(at_least(1))
+                 ->group(group);
+  o_async_ = cli.add_flag("--async", async_,
+                          "asynchronous: all loops of a step in flight together (default: one "
+                          "after the other, each synchronized at its end)")
+                 ->group(group);
+  if (CLI::Option* t = cli.get_option_no_throw("--technique")) o_techniques_->excludes(t);
+  if (CLI::Option* m = cli.get_option_no_throw("--mode")) o_modes_->excludes(m);
+}
+
+bool MultiLoopCli::any_given() const {
+  return o_techniques_->count() > 0 || o_modes_->count() > 0 || o_steps_->count() > 0 ||
+         o_async_->count() > 0;
+}
+
+std::vector<Options> MultiLoopCli::options(const Options& common, int loops) const {
+  std::vector<Options> out(static_cast<std::size_t>(loops), common);
+  const auto want = static_cast<std::size_t>(loops);
+  if (!techniques_.empty()) {
+    if (techniques_.size() != want)
+      throw Error("--techniques: one technique per loop: " + std::to_string(loops) +
+                  " expected, got " + std::to_string(techniques_.size()) + " (" +
+                  join(techniques_) + ")");
+    for (std::size_t l = 0; l < want; ++l) {
+      try {
+        out[l].technique = parse_technique(techniques_[l]);
+      } catch (const Error& e) {
+        throw Error(std::string("--techniques: ") + e.what());
+      }
+    }
+  }
+  if (!modes_.empty()) {
+    if (modes_.size() != want)
+      throw Error("--modes: one mode per loop: " + std::to_string(loops) + " expected, got " +
+                  std::to_string(modes_.size()) + " (" + join(modes_) + ")");
+    for (std::size_t l = 0; l < want; ++l) {
+      try {
+        out[l].mode = parse_mode(modes_[l]);
+      } catch (const Error& e) {
+        throw Error(std::string("--modes: ") + e.what());
+      }
+    }
+  }
+  return out;
+}
+
+void validate_loops(const AppContext& ctx, const std::vector<Index>& n,
+                    const std::vector<Options>& opt, int steps) {
+  if (steps < 1) throw Error("--time-steps must be >= 1, got " + std::to_string(steps));
+  if (n.empty() || n.size() != opt.size())
+    throw Error("lb4mpi apps: one option set per loop expected");
+  for (std::size_t l = 0; l < n.size(); ++l) {
+    try {
+      opt[l].params.validate(opt[l].technique, n[l], ctx.size());
+    } catch (const Error& e) {
+      throw Error("loop " + std::to_string(l + 1) + ": " + e.what());
+    }
+    for (int r : opt[l].delay_ranks)
+      if (r < 0 || r >= ctx.size())
+        throw Error("--delay-ranks: rank " + std::to_string(r) + " is not in [0, " +
+                    std::to_string(ctx.size()) + ")");
+  }
+}
+
+std::vector<std::uint64_t> reduce_checksums(MPI_Comm comm,
+                                            const std::vector<std::uint64_t>& local) {
+  std::vector<std::uint64_t> global(local.size(), 0);
+  MPI_Reduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_UINT64_T, MPI_SUM, 0,
+             comm);
+  return global;
+}
+
+std::uint64_t loop_checksum(const MultiRun& run, std::size_t l) {
+  // Step s's checksum mixed with s, so that swapping the results of two steps
+  // changes the sum.
+  std::uint64_t sum = 0;
+  for (std::size_t s = 0; s < run.steps.size(); ++s)
+    sum += mix_result(s, run.steps[s].checksums.at(l));
+  return sum;
+}
+
+nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_view app,
+                                          const std::vector<Options>& opt,
+                                          const std::vector<Index>& n, const MultiRun& run,
+                                          const std::vector<bool>& constant_loops) {
+  using json = nlohmann::ordered_json;
+  const std::size_t p = static_cast<std::size_t>(ctx.size());
+  const std::size_t nl = n.size();
+  const std::size_t ns = run.steps.size();
+  Index per_step = 0;
+  for (Index x : n) per_step += x;
+
+  std::vector<Index> iterations(p, 0);
+  std::vector<double> work(p, 0.0), overhead(p, 0.0), idle_total(p, 0.0);
+  double t_par = 0.0, imbalance = 0.0, cov = 0.0;
+  Index chunks = 0;
+  json jsteps = json::array();
+  for (std::size_t s = 0; s < ns; ++s) {
+    const MultiStep& st = run.steps[s];
+    std::vector<Index> it(p, 0);
+    std::vector<double> wt(p, 0.0), ov(p, 0.0), fin(p, 0.0), idle(p, 0.0), serve(p, 0.0);
+    double step_tpar = 0.0;
+    Index step_chunks = 0;
+    std::uint64_t step_sum = 0;
+    json jl = json::array();
+    for (std::size_t l = 0; l < nl; ++l) {
+      const Report& r = st.reports.at(l);
+      for (std::size_t k = 0; k < r.ranks.size() && k < p; ++k) {
+        const RankReport& rr = r.ranks[k];
+        it[k] += rr.iterations;
+        wt[k] += rr.work_time;
+        ov[k] += rr.overhead;
+        fin[k] = std::max(fin[k], rr.finish_time);
+        idle[k] += rr.idle_time(r.t_par);
+        serve[k] += rr.serve_time;
+      }
+      step_tpar += r.t_par;
+      step_chunks += r.chunks();
+      step_sum += mix_result(l, st.checksums.at(l));
+      imbalance += r.load_imbalance_percent();
+      cov += r.finish_cov();
+      jl.push_back({{"t_par_s", r.t_par},
+                    {"checksum", hex64(st.checksums.at(l))},
+                    {"chunks", r.chunks()},
+                    {"load_imbalance_pct", r.load_imbalance_percent()}});
+    }
+    for (std::size_t k = 0; k < p; ++k) {
+      iterations[k] += it[k];
+      work[k] += wt[k];
+      overhead[k] += ov[k];
+      idle_total[k] += idle[k];
+    }
+    t_par += step_tpar;
+    chunks += step_chunks;
+    json js;
+    js["t_par_s"] = step_tpar;
+    js["wall_s"] = st.wall_s;
+    js["checksum"] = hex64(step_sum);
+    js["chunks"] = step_chunks;
+    js["iterations_per_rank"] = it;
+    js["work_time_per_rank"] = wt;
+    js["overhead_per_rank"] = ov;
+    js["finish_time_per_rank"] = fin;
+    js["idle_time_per_rank"] = idle;
+    js["serve_time_per_rank"] = serve;
+    js["loops"] = std::move(jl);
+    jsteps.push_back(std::move(js));
+  }
+
+  bool consistent = true;
+  std::uint64_t total_sum = 0;
+  json jloops = json::array();
+  for (std::size_t l = 0; l < nl; ++l) {
+    double lt = 0.0, li = 0.0;
+    Index lc = 0;
+    json tps = json::array(), imb = json::array(), cks = json::array();
+    for (std::size_t s = 0; s < ns; ++s) {
+      const Report& r = run.steps[s].reports.at(l);
+      lt += r.t_par;
+      li += r.load_imbalance_percent();
+      lc += r.chunks();
+      tps.push_back(r.t_par);
+      imb.push_back(r.load_imbalance_percent());
+      cks.push_back(hex64(run.steps[s].checksums.at(l)));
+      if (l < constant_loops.size() && constant_loops[l])
+        consistent =
+            consistent && run.steps[s].checksums.at(l) == run.steps.front().checksums.at(l);
+    }
+    const std::uint64_t ck = loop_checksum(run, l);
+    total_sum += mix_result(l, ck);
+    json j;
+    j["technique"] = std::string(name(opt[l].technique));
+    j["mode"] = std::string(name(opt[l].mode));
+    j["loop_iterations"] = n[l];
+    j["iterations"] = n[l] * static_cast<Index>(ns);
+    j["t_par_s"] = lt;
+    j["checksum"] = hex64(ck);
+    j["chunks"] = lc;
+    j["load_imbalance_pct"] = ns == 0 ? 0.0 : li / static_cast<double>(ns);
+    j["t_par_per_step"] = std::move(tps);
+    j["load_imbalance_pct_per_step"] = std::move(imb);
+    j["step_checksums"] = std::move(cks);
+    jloops.push_back(std::move(j));
+  }
+  const double k = ns * nl == 0 ? 1.0 : static_cast<double>(ns * nl);
+
+  json j;
+  j["app"] = std::string(app);
+  j["technique"] = names(opt, &Options::technique);
+  j["mode"] = names(opt, &Options::mode);
+  j["ranks"] = ctx.size();
+  j["repeat"] = ns;
+  j["loop_iterations"] = per_step;
+  j["iterations"] = per_step * static_cast<Index>(ns);
+  j["t_par_s"] = t_par;
+  j["wall_s"] = run.total_time_s;
+  j["checksum"] = hex64(total_sum);
+  j["checksum_consistent"] = consistent;
+  j["chunks"] = chunks;
+  j["iterations_per_rank"] = iterations;
+  j["load_imbalance_pct"] = imbalance / k;
+  j["cov_finish"] = cov / k;
+  j["work_time_per_rank"] = work;
+  j["overhead_per_rank"] = overhead;
+  j["idle_time_per_rank"] = idle_total;
+  j["async"] = run.asynchronous;
+  j["time_steps"] = ns;
+  j["total_time_s"] = run.total_time_s;
+  j["loops"] = std::move(jloops);
+  j["steps"] = std::move(jsteps);
+  const Options& o = opt.front();
+  j["options"] = {
+      {"min_chunk", o.params.min_chunk},      {"max_chunk", o.params.max_chunk},
+      {"break_after", o.break_after},         {"request_when", o.request_when},
+      {"inject_delay_us", o.inject_delay_us}, {"delay_ranks", o.delay_ranks},
+      {"coordinator", o.coordinator},
+  };
+  return j;
+}
+
+}  // namespace lb4mpi::apps
