@@ -42,6 +42,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
 # --- Tools --------------------------------------------------------------------
 if(TARGET lb4mpi-chunks)
   install(TARGETS lb4mpi-chunks RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
+  install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/plot/lb4mpi_gantt.py ${PROJECT_SOURCE_DIR}/tools/plot/lb4mpi_chunk_plot.py
+          DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
 endif()
 
 # --- CMake package ------------------------------------------------------------

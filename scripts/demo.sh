@@ -21,7 +21,10 @@ cmake --build "$BUILD" -j "$JOBS"
 # The demo. Change this function to change what the demo shows.
 demo() {
   echo
-  echo "== demo: the chunk sizes of all 21 techniques (lb4mpi-chunks --technique all)"
+  echo "== demo: Mandelbrot on 4 ranks, several techniques side by side"
+  /usr/bin/python3 "$ROOT/scripts/demo_compare.py" "$BUILD" "$ROOT/build/demo" --ranks 4
+  echo
+  echo "== the chunk sizes of all 21 techniques (lb4mpi-chunks --technique all)"
   "$BUILD/tools/lb4mpi-chunks" --technique all --iterations 1000 --ranks 4
 }
 # ---------------------------------------------------------------------------
