@@ -3,8 +3,10 @@
 
 Every run must exit with the expected code (0 unless --expect-exit), print on
 stdout exactly one JSON object (the summary of apps/common/summary.hpp) with
-consistent fields, and -- the point of it -- all runs must report the same
-checksum, whatever the rank count, technique and mode.
+consistent fields (per-rank lists of P entries, among them idle_time_per_rank
+in [0, t_par_s], in the summary and in every step), and -- the point of it --
+all runs must report the same checksum, whatever the rank count, technique
+and mode.
 
   check_app.py --mpiexec mpiexec --np-flag -n --exe ./lb4mpi-mandelbrot \
       --run 1:STATIC --run 4:FAC2:distributed --run 4:GSS:distributed-rma -- --width 64
@@ -30,13 +32,23 @@ REQUIRED = {
     "app": str, "technique": str, "mode": str, "ranks": int, "iterations": int,
     "t_par_s": (int, float), "checksum": str, "chunks": int, "iterations_per_rank": list,
     "load_imbalance_pct": (int, float, type(None)), "cov_finish": (int, float, type(None)),
-    "work_time_per_rank": list, "overhead_per_rank": list, "repeat": int,
+    "work_time_per_rank": list, "overhead_per_rank": list, "idle_time_per_rank": list, "repeat": int,
     "loop_iterations": int, "checksum_consistent": bool, "steps": list, "params": dict,
 }
 
 
 def norm(name):
     return name.upper().replace("_", "-")
+
+
+def check_idle(idle, t_par, errors, where):
+    """Idle time per rank (T_par - work - overhead of each execution, summed):
+    numbers in [0, t_par] (t_par: the summed T_par of the same executions)."""
+    for r, x in enumerate(idle):
+        if not isinstance(x, (int, float)) or isinstance(x, bool):
+            errors.append(f"{where}: idle_time_per_rank[{r}] is {x!r}")
+        elif x < 0 or (isinstance(t_par, (int, float)) and x > t_par * (1 + 1e-9) + 1e-12):
+            errors.append(f"{where}: idle_time_per_rank[{r}] = {x} outside [0, t_par_s = {t_par}]")
 
 
 def check_summary(s, np, technique, mode, errors, where):
@@ -59,9 +71,10 @@ def check_summary(s, np, technique, mode, errors, where):
         errors.append(f"{where}: the repeated executions disagree on the checksum")
     if s["iterations"] != s["loop_iterations"] * s["repeat"] or len(s["steps"]) != s["repeat"]:
         errors.append(f"{where}: iterations {s['iterations']} != loop_iterations x repeat")
-    for key in ("iterations_per_rank", "work_time_per_rank", "overhead_per_rank"):
+    for key in ("iterations_per_rank", "work_time_per_rank", "overhead_per_rank", "idle_time_per_rank"):
         if len(s[key]) != np:
             errors.append(f"{where}: {key} has {len(s[key])} entries for {np} ranks")
+    check_idle(s["idle_time_per_rank"], s["t_par_s"], errors, where)
     if sum(s["iterations_per_rank"]) != s["iterations"]:
         errors.append(f"{where}: iterations_per_rank sum to {sum(s['iterations_per_rank'])}, "
                       f"not {s['iterations']}")
@@ -70,6 +83,11 @@ def check_summary(s, np, technique, mode, errors, where):
     for k, step in enumerate(s["steps"]):
         if sum(step.get("iterations_per_rank", [])) != s["loop_iterations"]:
             errors.append(f"{where}: step {k} ran {sum(step.get('iterations_per_rank', []))} iterations")
+        idle = step.get("idle_time_per_rank")
+        if not isinstance(idle, list) or len(idle) != np:
+            errors.append(f"{where}: step {k}: idle_time_per_rank missing or not {np} entries: {idle!r}")
+        else:
+            check_idle(idle, step.get("t_par_s", 0.0), errors, f"{where}: step {k}")
     if s["t_par_s"] < 0:
         errors.append(f"{where}: negative t_par_s")
 

@@ -49,17 +49,30 @@ MultiLoopCli::MultiLoopCli(CLI::App& cli) {
                           "asynchronous: all loops of a step in flight together (default: one "
                           "after the other, each synchronized at its end)")
                  ->group(group);
+  o_probe_ = cli.add_flag("--idle-probing", idle_probing_,
+                          "with --async: a rank whose loop has no work for it right now waits for "
+                          "some (as LB4MPI did) instead of moving on to another loop")
+                 ->needs(o_async_)
+                 ->group(group);
+  o_targeted_ = cli.add_flag("--targeted", targeted_,
+                             "with --async: target the loops in turn, next(l) for l = 0, 1, ... as "
+                             "`003`'s DLS_TargetLoop pattern (default: LoopSet::next(), the "
+                             "lowest-numbered loop that has work right now)")
+                    ->needs(o_async_)
+                    ->group(group);
   if (CLI::Option* t = cli.get_option_no_throw("--technique")) o_techniques_->excludes(t);
   if (CLI::Option* m = cli.get_option_no_throw("--mode")) o_modes_->excludes(m);
 }
 
 bool MultiLoopCli::any_given() const {
   return o_techniques_->count() > 0 || o_modes_->count() > 0 || o_steps_->count() > 0 ||
-         o_async_->count() > 0;
+         o_async_->count() > 0 || o_probe_->count() > 0 || o_targeted_->count() > 0;
 }
 
 std::vector<Options> MultiLoopCli::options(const Options& common, int loops) const {
   std::vector<Options> out(static_cast<std::size_t>(loops), common);
+  if (idle_probing_)
+    for (Options& o : out) o.idle_probing = true;
   const auto want = static_cast<std::size_t>(loops);
   if (!techniques_.empty()) {
     if (techniques_.size() != want)
@@ -249,6 +262,7 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
   j["overhead_per_rank"] = overhead;
   j["idle_time_per_rank"] = idle_total;
   j["async"] = run.asynchronous;
+  j["targeted"] = run.targeted;
   j["time_steps"] = ns;
   j["total_time_s"] = run.total_time_s;
   j["loops"] = std::move(jloops);
@@ -258,7 +272,7 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
       {"min_chunk", o.params.min_chunk},      {"max_chunk", o.params.max_chunk},
       {"break_after", o.break_after},         {"request_when", o.request_when},
       {"inject_delay_us", o.inject_delay_us}, {"delay_ranks", o.delay_ranks},
-      {"coordinator", o.coordinator},
+      {"coordinator", o.coordinator},         {"idle_probing", o.idle_probing},
   };
   return j;
 }

@@ -7,7 +7,11 @@
 //   asynchronous (--async) all loops of a step are in flight at once in one
 //                          lb4mpi::LoopSet; a rank with nothing left in one
 //                          loop takes pieces of another; one synchronization
-//                          per step (LoopSet::finish).
+//                          per step (LoopSet::finish). The rank takes its
+//                          pieces with LoopSet::next(): the lowest-numbered
+//                          loop that has one right now. With --targeted it
+//                          targets the loops in turn instead (`003`'s
+//                          DLS_TargetLoop pattern: next(l) for l = 0, 1, ...).
 //
 // Either way each loop keeps one scheduler for all time steps (a Loop per loop
 // restarted every step, or the LoopSet restarted), so adaptive techniques
@@ -19,6 +23,9 @@
 //   --modes M1,M2,...       one mode per loop (excludes --mode)
 //   --time-steps T          time steps (default 1)
 //   --async                 all loops of a step in flight together
+//   --targeted              with --async: target the loops in turn (see above)
+//   --idle-probing          with --async: a rank waits for work of the loop it
+//                           asks instead of moving on (Options::idle_probing)
 #pragma once
 #include <mpi.h>
 
@@ -38,6 +45,12 @@
 
 namespace lb4mpi::apps {
 
+/// How the loops of a time step run (see the header).
+struct MultiDrive {
+  bool asynchronous = false;  ///< all loops of a step in flight together
+  bool targeted = false;      ///< asynchronous: next(l) for l in turn, not LoopSet::next()
+};
+
 class MultiLoopCli {
  public:
   /// Registers --techniques, --modes, --time-steps, --async in `cli` (after
@@ -50,6 +63,9 @@ class MultiLoopCli {
   [[nodiscard]] std::vector<Options> options(const Options& common, int loops) const;
   [[nodiscard]] int time_steps() const { return time_steps_; }
   [[nodiscard]] bool asynchronous() const { return async_; }
+  /// How the loops of a step run: --async, --targeted.
+  [[nodiscard]] MultiDrive drive() const { return {async_, targeted_}; }
+  [[nodiscard]] bool idle_probing() const { return idle_probing_; }
   /// Whether --time-steps / --async / --techniques / --modes was given.
   [[nodiscard]] bool any_given() const;
 
@@ -58,10 +74,14 @@ class MultiLoopCli {
   std::vector<std::string> modes_;
   int time_steps_ = 1;
   bool async_ = false;
+  bool idle_probing_ = false;
+  bool targeted_ = false;
   CLI::Option* o_techniques_ = nullptr;
   CLI::Option* o_modes_ = nullptr;
   CLI::Option* o_steps_ = nullptr;
   CLI::Option* o_async_ = nullptr;
+  CLI::Option* o_probe_ = nullptr;
+  CLI::Option* o_targeted_ = nullptr;
 };
 
 struct MultiStep {
@@ -75,6 +95,7 @@ struct MultiRun {
   double total_time_s =
       0.0;  ///< rank 0's wall time of all steps (from before the first loop starts)
   bool asynchronous = false;
+  bool targeted = false;
 };
 
 /// Checks every loop's options against its N and the communicator size, and
@@ -92,7 +113,7 @@ std::vector<std::uint64_t> reduce_checksums(MPI_Comm comm, const std::vector<std
 /// Collective.
 template <class ChunkFn>
 MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
-                         const std::vector<Options>& opt, int steps, bool asynchronous,
+                         const std::vector<Options>& opt, int steps, MultiDrive drive,
                          ChunkFn&& chunk_fn) {
   validate_loops(ctx, n, opt, steps);
   ctx.start_communicating();
@@ -100,7 +121,9 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
   const auto ns = static_cast<std::size_t>(steps);
   std::vector<std::uint64_t> local(nl * ns, 0);
   MultiRun run;
+  const bool asynchronous = drive.asynchronous;
   run.asynchronous = asynchronous;
+  run.targeted = asynchronous && drive.targeted;
   run.steps.resize(ns);
 
   // One communicator per synchronous loop, made before the clock starts.
@@ -134,10 +157,14 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
       else
         set->restart(ranges);
       std::uint64_t* sums = &local[static_cast<std::size_t>(s) * nl];
-      while (!set->terminated()) {
-        for (int l = 0; l < set->size(); ++l) {
-          if (auto c = set->next(l)) sums[l] += chunk_fn(l, s, *c);
+      if (run.targeted) {
+        while (!set->terminated()) {
+          for (int l = 0; l < set->size(); ++l) {
+            if (auto c = set->next(l)) sums[l] += chunk_fn(l, s, *c);
+          }
         }
+      } else {
+        while (auto p = set->next()) sums[p->loop] += chunk_fn(p->loop, s, p->chunk);
       }
       MultiStep& st = run.steps[static_cast<std::size_t>(s)];
       st.reports = set->finish();

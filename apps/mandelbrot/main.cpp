@@ -54,7 +54,7 @@ int run_three_loops(apps::AppContext& ctx, const mb::Params& params, double min_
 
   std::vector<std::int32_t> buffer;
   const auto result = apps::run_multi_steps(
-      ctx, ns, opts, steps, multi.asynchronous(),
+      ctx, ns, opts, steps, multi.drive(),
       [&](int loop, int step, lb4mpi::Chunk c) -> std::uint64_t {
         const mb::Params& p = per[static_cast<std::size_t>(step) * 3 + static_cast<std::size_t>(loop)];
         buffer.resize(static_cast<std::size_t>(c.size));

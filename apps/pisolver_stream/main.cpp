@@ -69,7 +69,7 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   std::int64_t pi_fixed = 0;  // this rank's part of the last step's fixed-point sum
   const int last = multi.time_steps() - 1;
   const auto result = apps::run_multi_steps(
-      ctx, n, opts, multi.time_steps(), multi.asynchronous(),
+      ctx, n, opts, multi.time_steps(), multi.drive(),
       [&](int loop, int step, lb4mpi::Chunk ch) -> std::uint64_t {
         std::uint64_t sum = 0;
         for (lb4mpi::Index i = ch.begin; i < ch.end(); ++i) {

@@ -32,6 +32,8 @@ class Executor;  // runtime internals
 /// Constructing it is collective over `comm`; bad input throws lb4mpi::Error
 /// on every rank. The same Loop can be restarted for the next time step
 /// (adaptive techniques keep what they learned, AWF updates its weights).
+/// One Loop at a time may be in flight on a communicator (until next()
+/// returns no chunk); loops in flight together belong in a lb4mpi::LoopSet.
 class Loop {
  public:
   Loop(MPI_Comm comm, Index first, Index last, const Options& options);

@@ -3,16 +3,24 @@
 //
 //   std::vector<lb4mpi::LoopSpec> specs = {{0, n1, opt1}, {0, n2, opt2}};
 //   lb4mpi::LoopSet set(MPI_COMM_WORLD, specs);           // collective
+//   while (auto p = set.next())                           // a piece of any loop
+//     body[p->loop](p->chunk);
+//   std::vector<lb4mpi::Report> reports = set.finish();   // collective
+//
+// next() picks the lowest-numbered loop that has a piece for this rank right
+// now, so a rank works through the loops in order and moves on to a later
+// loop only while an earlier one has nothing for it; it waits only when no
+// loop has anything. The form of `003` — the caller targets a loop:
+//
 //   while (!set.terminated())
 //     for (int l = 0; l < set.size(); ++l)
 //       if (auto c = set.next(l)) body[l](*c);           // never waits for loop l
-//   std::vector<lb4mpi::Report> reports = set.finish();   // collective
 //
 // next(l) does not wait: when loop l has no piece for this rank right now
 // it returns nullopt at once and the rank moves on to another loop (no idle
-// probing). terminated() waits for the next message only when a whole round
-// over the loops found nothing to do. Each loop has its own range, technique
-// and mode; any mix is allowed.
+// probing, unless Options::idle_probing). terminated() waits for the next
+// message only when a whole round over the loops found nothing to do. Each
+// loop has its own range, technique and mode; any mix is allowed.
 #pragma once
 #include <mpi.h>
 
@@ -30,6 +38,12 @@ namespace lb4mpi {
 
 class LoopGroup;  // runtime internals
 
+/// A piece of one loop of a LoopSet.
+struct LoopPiece {
+  int loop = 0;
+  Chunk chunk;
+};
+
 struct LoopSpec {
   Index first = 0;
   Index last = 0;  ///< half-open: [first, last)
@@ -45,6 +59,10 @@ class LoopSet {
   LoopSet& operator=(LoopSet&&) noexcept;
 
   [[nodiscard]] int size() const;
+  /// The next piece of any loop for this rank, preferring the lowest loop
+  /// number; waits when no loop has one right now; nullopt when every loop
+  /// is done for this rank. Ends the previous piece.
+  std::optional<LoopPiece> next();
   /// The next piece of loop `l` for this rank; nullopt when it has none right
   /// now or the loop is done for it. Ends the previous piece.
   std::optional<Chunk> next(int l);

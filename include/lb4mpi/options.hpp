@@ -47,6 +47,12 @@ struct Options {
   bool iterations_info = false;
   /// Folder for iterations_info (created if missing); "lb4mpi_iterations" when empty.
   std::string iterations_dir;
+  /// Loops in flight together (LoopSet, DLS_StartMLoops): when loop l has no
+  /// piece for this rank right now, next(l) waits for one (true: the idle
+  /// probing of `003`'s implementation) or returns at once so that the rank
+  /// moves on to another loop (false, the default: measured faster, see
+  /// docs/PERFORMANCE.md). A single loop always waits.
+  bool idle_probing = false;
 
   /// Options from the environment, on top of the defaults:
   ///   LB4MPI_SCHEDULING      technique name or `000` Table 4.1 id
@@ -56,7 +62,7 @@ struct Options {
   ///   LB4MPI_VISS_X, LB4MPI_PLS_SWR, LB4MPI_RND_BOUNDS (unit|paper004),
   ///   LB4MPI_SEED, LB4MPI_WEIGHTS (comma-separated), LB4MPI_INJECT_DELAY_US,
   ///   LB4MPI_DELAY_RANKS (comma-separated), LB4MPI_TRACE (path),
-  ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name).
+  ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name), LB4MPI_IDLE_PROBING (0|1).
   /// Throws lb4mpi::Error naming the variable and the valid choices.
   static Options from_env();
   /// Same, applied on top of `base`.

@@ -13,10 +13,21 @@ struct RankReport {
   Index iterations = 0;      ///< iterations this rank executed
   Index chunks = 0;          ///< chunks it received (the coordinator's own included)
   double work_time = 0.0;    ///< seconds inside the loop body
-  double overhead = 0.0;     ///< seconds obtaining chunks (waiting for and computing assignments)
-  double serve_time = 0.0;   ///< coordinator: seconds spent serving other ranks' requests
-  double finish_time = 0.0;  ///< seconds from its loop start to its last chunk's end
-  [[nodiscard]] double idle_time(double t_par) const;  ///< t_par - work - overhead (>= 0)
+  /// Seconds obtaining chunks: inside next() (or LoopSet::next()), waiting
+  /// for and computing assignments; on the coordinator this includes
+  /// serve_time, and its final wait for the end of the loop.
+  double overhead = 0.0;
+  /// Coordinator: seconds spent serving other ranks' requests while it
+  /// obtained its own chunks (part of overhead).
+  double serve_time = 0.0;
+  /// Seconds from its loop start to the end of its last piece of work (a
+  /// rank that executed nothing: to its exit, see Report::t_par).
+  double finish_time = 0.0;
+  /// max(0, t_par - work_time - overhead): the time of the execution this
+  /// rank spent neither in the loop body nor in lb4mpi (e.g. the user's code
+  /// between chunks, other loops in flight together, and waiting for the
+  /// slowest rank to exit).
+  [[nodiscard]] double idle_time(double t_par) const;
 };
 
 struct Report {
@@ -24,16 +35,26 @@ struct Report {
   Mode mode = Mode::Centralized;
   Index first = 0;
   Index last = 0;                 ///< half-open: [first, last)
-  double t_par = 0.0;             ///< max over ranks of finish_time
+  /// Parallel time: the maximum over ranks of the rank's exit time, i.e. of
+  /// the seconds from its loop start until its next() returned "no chunk".
+  /// The exit time includes the rank's final wait for work (the request
+  /// that learns the loop is over; on the coordinator, serving the last
+  /// requests), so t_par >= max finish_time: it is the time until every
+  /// rank has left the loop, not until the last chunk ended.
+  double t_par = 0.0;
   std::vector<RankReport> ranks;  ///< one per rank of the communicator
 
   [[nodiscard]] Index iterations() const;
   [[nodiscard]] Index chunks() const;
-  /// max/mean - 1 of the per-rank finish times, in percent.
+  /// (max/mean - 1) * 100 of the per-rank finish times (0 for no ranks or
+  /// a zero mean).
   [[nodiscard]] double load_imbalance_percent() const;
-  /// coefficient of variation (stddev/mean) of the per-rank finish times.
+  /// Coefficient of variation of the per-rank finish times: the population
+  /// standard deviation (divided by P) over the mean (0 for fewer than two
+  /// ranks or a zero mean).
   [[nodiscard]] double finish_cov() const;
-  /// One-line human summary.
+  /// One-line human summary: "<technique>/<mode>: <N> iterations in <C>
+  /// chunks on <P> ranks, T_par <s> s, load imbalance <x> %, c.o.v. <y>".
   [[nodiscard]] std::string summary() const;
 };
 

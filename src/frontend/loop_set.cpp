@@ -25,6 +25,12 @@ LoopSet& LoopSet::operator=(LoopSet&&) noexcept = default;
 
 int LoopSet::size() const { return group_->size(); }
 std::optional<Chunk> LoopSet::next(int l) { return group_->next(l); }
+std::optional<LoopPiece> LoopSet::next() {
+  int l = 0;
+  Chunk c;
+  if (!group_->next_any(l, c)) return std::nullopt;
+  return LoopPiece{l, c};
+}
 void LoopSet::end_chunk() { group_->end_chunk(); }
 bool LoopSet::done(int l) const { return group_->done(l); }
 bool LoopSet::terminated() { return group_->terminated(); }
@@ -45,11 +51,7 @@ std::vector<Report> run_loops(MPI_Comm comm, const std::vector<LoopSpec>& loops,
     return reports;
   }
   LoopSet set(comm, loops);
-  while (!set.terminated()) {
-    for (int l = 0; l < set.size(); ++l) {
-      if (auto c = set.next(l)) bodies[static_cast<std::size_t>(l)](*c);
-    }
-  }
+  while (auto p = set.next()) bodies[static_cast<std::size_t>(p->loop)](p->chunk);
   return set.finish();
 }
 

@@ -60,6 +60,13 @@ std::vector<T> parse_list(const char* var, const char* text, F parse_one) {
   return out;
 }
 
+bool parse_switch(const char* var, const char* v) {
+  const std::string s = lower(v);
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  throw Error(std::string(var) + "='" + v + "'; valid values: 0, 1 (also false/true, no/yes, off/on)");
+}
+
 }  // namespace
 
 std::string_view name(Mode m) {
@@ -130,16 +137,8 @@ Options Options::from_env(Options o) {
   if (const char* v = env("LB4MPI_DELAY_RANKS"))
     o.delay_ranks = parse_list<int>("LB4MPI_DELAY_RANKS", v, parse_integer);
   if (const char* v = env("LB4MPI_TRACE")) o.trace = v;
-  if (const char* v = env("LB4MPI_ITERATIONS_INFO")) {
-    const std::string s = lower(v);
-    if (s == "1" || s == "true" || s == "yes" || s == "on") {
-      o.iterations_info = true;
-    } else if (s == "0" || s == "false" || s == "no" || s == "off") {
-      o.iterations_info = false;
-    } else {
-      throw Error(std::string("LB4MPI_ITERATIONS_INFO='") + v + "'; valid values: 0, 1");
-    }
-  }
+  if (const char* v = env("LB4MPI_ITERATIONS_INFO")) o.iterations_info = parse_switch("LB4MPI_ITERATIONS_INFO", v);
+  if (const char* v = env("LB4MPI_IDLE_PROBING")) o.idle_probing = parse_switch("LB4MPI_IDLE_PROBING", v);
   if (const char* v = env("LB4MPI_DIR_ID")) o.iterations_dir = v;
   return o;
 }

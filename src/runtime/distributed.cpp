@@ -105,7 +105,19 @@ void DistributedExecutor::on_commit(int worker, const detail::RequestMsg& commit
 }
 
 std::optional<Chunk> DistributedExecutor::own_grant() {
-  while (locked_) serve_one_blocking();  // a worker's commit is one message away
+  // A worker's commit is one message away. Loops in flight together do not
+  // wait for it here: the rank moves on and comes back.
+  while (locked_) {
+    if (nonblocking()) {
+      serve_available();
+      if (locked_) {
+        would_block();
+        return std::nullopt;
+      }
+      break;
+    }
+    serve_one_blocking();
+  }
   const std::optional<ChunkCalculator::Grant> g = calc_->grant(rank_);
   if (!g) return std::nullopt;
   inject_delay();

@@ -1,6 +1,7 @@
 #include "runtime/executor.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "lb4mpi/techniques/chunk_calculator.hpp"
@@ -16,7 +17,11 @@ using detail::check_mpi;
 using detail::now;
 
 Executor::Executor(MPI_Comm comm, Index first, Index last, const Options& options, int channel)
-    : comm_(detail::private_comm(comm, channel)), options_(options), first_(first), n_(last - first) {
+    : channel_(&detail::private_channel(comm, channel)),
+      comm_(channel_->comm),
+      options_(options),
+      first_(first),
+      n_(last - first) {
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   // Loops are created collectively, so every rank numbers them alike.
@@ -34,24 +39,18 @@ double trace_origin() {
   return origin;
 }
 
-std::string validate(const Options& o, Index first, Index last, int size) {
+std::string validate(const Options& o, Index first, Index last, int size, bool channel_busy, int rank) {
+  if (std::string e = detail::check_options(o, size); !e.empty()) return "lb4mpi: " + e;
   try {
+    if (channel_busy) {
+      throw Error("lb4mpi: another loop on this communicator is still in flight on rank " + std::to_string(rank) +
+                  " (its next() has not yet returned \"no chunk\"); run a loop to its end before starting "
+                  "the next one, or schedule loops in flight together with lb4mpi::LoopSet "
+                  "(C: DLS_StartMLoops)");
+    }
     if (last < first) {
       throw Error("lb4mpi: invalid loop range [" + std::to_string(first) + ", " + std::to_string(last) +
                   "): first must not exceed last");
-    }
-    if (o.coordinator < 0 || o.coordinator >= size) {
-      throw Error("lb4mpi: coordinator rank " + std::to_string(o.coordinator) +
-                  " is outside the communicator (valid: 0.." + std::to_string(size - 1) + ")");
-    }
-    if (!(o.inject_delay_us >= 0.0)) {
-      throw Error("lb4mpi: inject_delay_us must be >= 0, got " + std::to_string(o.inject_delay_us));
-    }
-    for (int r : o.delay_ranks) {
-      if (r < 0 || r >= size) {
-        throw Error("lb4mpi: delay rank " + std::to_string(r) + " is outside the communicator (valid: 0.." +
-                    std::to_string(size - 1) + ")");
-      }
     }
     o.params.validate(o.technique, last - first, size);
   } catch (const Error& e) {
@@ -62,26 +61,64 @@ std::string validate(const Options& o, Index first, Index last, int size) {
 
 std::uint64_t hash_of(const Options& o, Index first, Index last) {
   detail::Hasher h;
-  const auto& p = o.params;
-  h.add(first).add(last).add(o.technique).add(o.mode).add(o.coordinator).add(o.break_after)
-      .add(o.request_when).add(p.min_chunk).add(p.max_chunk).add(p.h).add(p.sigma).add(p.mu)
-      .add(p.alpha).add(p.fiss_batches).add(p.viss_x).add(p.pls_swr).add(p.rnd_bounds).add(p.seed);
-  for (double w : p.weights) h.add(w);
-  // Tracing gathers at the end of a loop: every rank must agree on it.
-  h.add(o.trace.empty()).add(o.iterations_info);
+  h.add(first).add(last);
+  detail::add_options(h, o);
   return h.value();
 }
 
 }  // namespace
 
+namespace detail {
+
+std::string check_options(const Options& o, int size) {
+  const std::string valid = " (valid: 0.." + std::to_string(size - 1) + ")";
+  if (o.coordinator < 0 || o.coordinator >= size) {
+    return "coordinator rank " + std::to_string(o.coordinator) + " is outside the communicator" + valid;
+  }
+  if (!(o.inject_delay_us >= 0.0)) {
+    return "inject_delay_us (LB4MPI_INJECT_DELAY_US) must be >= 0, got " + std::to_string(o.inject_delay_us);
+  }
+  for (int r : o.delay_ranks) {
+    if (r < 0 || r >= size) {
+      return "delay rank " + std::to_string(r) + " (LB4MPI_DELAY_RANKS) is outside the communicator" + valid;
+    }
+  }
+  return {};
+}
+
+void add_options(Hasher& h, const Options& o) {
+  const auto& p = o.params;
+  h.add(o.technique).add(o.mode).add(o.coordinator).add(o.break_after).add(o.request_when).add(p.min_chunk)
+      .add(p.max_chunk).add(p.h).add(p.sigma).add(p.mu).add(p.alpha).add(p.fiss_batches).add(p.viss_x)
+      .add(p.pls_swr).add(p.rnd_bounds).add(p.seed);
+  h.add(p.weights.size());
+  for (double w : p.weights) h.add(w);
+  // Tracing gathers at the end of a loop: every rank must agree on it.
+  h.add(o.trace.empty()).add(o.iterations_info);
+}
+
+}  // namespace detail
+
+Executor::~Executor() { release_channel(); }
+
+void Executor::release_channel() {
+  if (channel_->busy == this) channel_->busy = nullptr;
+}
+
 void Executor::start(Index first, Index last) {
-  detail::agree(comm_, validate(options_, first, last, size_), hash_of(options_, first, last));
+  const bool busy = channel_->busy != nullptr && channel_->busy != this;
+  detail::agree(comm_, validate(options_, first, last, size_, busy, rank_), hash_of(options_, first, last));
+  // Executions start collectively and in the same order on every rank, so
+  // every rank draws the same epoch.
+  message_epoch_ = channel_->next_epoch;
+  channel_->next_epoch = channel_->next_epoch == INT32_MAX ? 1 : channel_->next_epoch + 1;
+  channel_->busy = this;
   first_ = first;
   n_ = last - first;
   mine_ = RankReport{};
   piece_.reset();
   new_chunk_.reset();
-  recorder_.clear();
+  recorder_.begin(options_, n_, size_);  // clears; reserves for this execution
   drained_ = false;
   dropped_ = 0;
   exit_time_ = 0.0;
@@ -112,7 +149,7 @@ void Executor::close_piece() {
   mine_.work_time += work;
   mine_.iterations += piece.size;
   mine_.finish_time = t - t_start_;
-  recorder_.chunk_progress(t - trace_origin());
+  recorder_.chunk_progress(t_piece_ - trace_origin(), t - trace_origin());
   piece_done(piece, work);
 }
 
@@ -135,6 +172,7 @@ std::optional<Chunk> Executor::obtain(bool nonblocking, bool& not_now) {
       return std::nullopt;
     }
     drained_ = true;
+    release_channel();
     exit_time_ = t1 - t_start_;
     if (mine_.iterations == 0) mine_.finish_time = exit_time_;
     return std::nullopt;

@@ -4,6 +4,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "lb4mpi/options.hpp"
 #include "lb4mpi/report.hpp"
 #include "lb4mpi/types.hpp"
+#include "runtime/mpi_util.hpp"
 #include "runtime/trace.hpp"
 
 namespace lb4mpi {
@@ -22,7 +24,7 @@ class Executor {
   /// `channel` selects lb4mpi's private duplicate of `comm` (loops in flight
   /// together use different channels).
   Executor(MPI_Comm comm, Index first, Index last, const Options& options, int channel = 0);
-  virtual ~Executor() = default;
+  virtual ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
@@ -84,18 +86,26 @@ class Executor {
   /// because a reply has not arrived yet.
   [[nodiscard]] bool nonblocking() const { return nonblocking_; }
   void would_block() { would_block_ = true; }
+  /// Whether would_block() was called in the current acquire().
+  [[nodiscard]] bool blocked() const { return would_block_; }
 
   LoopGroup* group_ = nullptr;
-  MPI_Comm comm_;  ///< lb4mpi's private duplicate of the user's communicator
+  detail::Channel* channel_;  ///< lb4mpi's private duplicate of the user's communicator, and its state
+  MPI_Comm comm_;             ///< channel_->comm
   int rank_ = 0;
   int size_ = 1;
   Options options_;
   Index first_ = 0;
   Index n_ = 0;
-  int epoch_ = 0;  ///< executions of this loop so far (messages carry it)
+  int epoch_ = 0;  ///< executions of this loop so far (the trace's time step)
+  /// Unique per execution on this channel, the same on every rank: every
+  /// message carries it, so that a message of another execution (one that
+  /// was abandoned by an exception) is recognized and dropped.
+  std::int32_t message_epoch_ = 0;
 
  private:
   void close_piece();
+  void release_channel();
   std::optional<Chunk> obtain(bool nonblocking, bool& not_now);
   bool nonblocking_ = false;
   bool would_block_ = false;
@@ -111,6 +121,15 @@ class Executor {
   std::optional<Chunk> new_chunk_;  // announced by acquire(), traced by next()
   detail::Recorder recorder_;
 };
+
+namespace detail {
+/// The checks of `o` that do not depend on a loop's range or technique
+/// (coordinator, delay injection): "" when fine, else the message (without
+/// the "lb4mpi: " prefix).
+std::string check_options(const Options& o, int size);
+/// Adds to `h` every option that all ranks must share for a loop.
+void add_options(Hasher& h, const Options& o);
+}  // namespace detail
 
 /// Creates the executor of options.mode (collective over comm).
 std::unique_ptr<Executor> make_executor(MPI_Comm comm, Index first, Index last, const Options& options,

@@ -33,12 +33,46 @@ std::optional<Chunk> LoopGroup::next(int l) {
     throw Error("lb4mpi: loop " + std::to_string(l) + " does not exist (valid: 0.." + std::to_string(size() - 1) + ")");
   }
   end_chunk();
+  Executor& e = *execs_[static_cast<std::size_t>(l)];
   Chunk piece;
-  if (execs_[static_cast<std::size_t>(l)]->try_next(piece) != Executor::Poll::Piece) return std::nullopt;
+  for (;;) {
+    const Executor::Poll poll = e.try_next(piece);
+    if (poll == Executor::Poll::Piece) break;
+    if (poll == Executor::Poll::Done || !e.options().idle_probing) return std::nullopt;
+    // Idle probing: wait for loop l, serving every loop of the group meanwhile.
+    if (!wait_any()) progress_all();
+  }
   active_ = l;
   piece_start_ = detail::now();
   found_work_ = true;
   return piece;
+}
+
+bool LoopGroup::next_any(int& loop, Chunk& piece) {
+  end_chunk();
+  for (;;) {
+    bool all_done = true;
+    for (int l = 0; l < size(); ++l) {
+      Executor& e = *execs_[static_cast<std::size_t>(l)];
+      if (e.drained()) continue;
+      Executor::Poll poll = e.try_next(piece);
+      // Idle probing: stay with loop l until it has a piece or is done.
+      while (poll == Executor::Poll::NotNow && e.options().idle_probing) {
+        if (!wait_any()) progress_all();
+        poll = e.try_next(piece);
+      }
+      if (poll == Executor::Poll::Piece) {
+        loop = l;
+        active_ = l;
+        piece_start_ = detail::now();
+        found_work_ = true;
+        return true;
+      }
+      if (poll == Executor::Poll::NotNow) all_done = false;
+    }
+    if (all_done) return false;
+    if (!wait_any()) progress_all();  // nothing anywhere right now: wait for a message
+  }
 }
 
 bool LoopGroup::terminated() {
@@ -57,7 +91,7 @@ int LoopGroup::progress_all() {
   return n;
 }
 
-void LoopGroup::wait_any() {
+bool LoopGroup::wait_any() {
   std::vector<MPI_Request*> slots;
   std::vector<std::size_t> owner;
   for (std::size_t l = 0; l < execs_.size(); ++l) {
@@ -66,16 +100,17 @@ void LoopGroup::wait_any() {
       owner.push_back(l);
     }
   }
-  if (slots.empty()) return;  // nothing to wait for (e.g. one-sided loops): poll again
+  if (slots.empty()) return false;  // nothing to wait for (e.g. one-sided loops): poll again
   std::vector<MPI_Request> reqs;
   reqs.reserve(slots.size());
   for (MPI_Request* r : slots) reqs.push_back(*r);
   int index = MPI_UNDEFINED;
   MPI_Status st;
   check_mpi(MPI_Waitany(static_cast<int>(reqs.size()), reqs.data(), &index, &st), "MPI_Waitany");
-  if (index == MPI_UNDEFINED) return;
+  if (index == MPI_UNDEFINED) return false;
   *slots[static_cast<std::size_t>(index)] = MPI_REQUEST_NULL;  // completed
   execs_[owner[static_cast<std::size_t>(index)]]->on_waited(st);
+  return true;
 }
 
 std::vector<Report> LoopGroup::finish() {

@@ -24,6 +24,9 @@ class LoopGroup {
   /// Non-blocking: the next piece of loop `l` for this rank, or nullopt when
   /// it has none right now (a reply is on its way) or the loop is done.
   std::optional<Chunk> next(int l);
+  /// Blocking: the next piece of the lowest-numbered loop that has one for
+  /// this rank; false when every loop is done for this rank.
+  bool next_any(int& loop, Chunk& piece);
   /// Ends the current piece (of whichever loop).
   void end_chunk();
   [[nodiscard]] bool done(int l) const { return execs_.at(static_cast<std::size_t>(l))->drained(); }
@@ -37,7 +40,9 @@ class LoopGroup {
 
   // Progress shared by the executors.
   int progress_all();
-  void wait_any();
+  /// Waits until one message of any loop arrives and handles it; false when
+  /// no loop waits for a message (one-sided loops): the caller polls.
+  bool wait_any();
 
  private:
   std::vector<std::unique_ptr<Executor>> execs_;

@@ -1,6 +1,7 @@
 #include "runtime/mpi_util.hpp"
 
 #include <climits>
+#include <deque>
 #include <vector>
 
 #include "lb4mpi/types.hpp"
@@ -18,11 +19,11 @@ void check_mpi(int rc, const char* what) {
 namespace {
 
 int delete_private(MPI_Comm, int, void* value, void*) {
-  auto* dups = static_cast<std::vector<MPI_Comm>*>(value);
+  auto* dups = static_cast<std::deque<Channel>*>(value);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized == 0) {
-    for (MPI_Comm& c : *dups) MPI_Comm_free(&c);
+    for (Channel& c : *dups) MPI_Comm_free(&c.comm);
   }
   delete dups;
   return MPI_SUCCESS;
@@ -40,14 +41,15 @@ int keyval() {
 
 }  // namespace
 
-MPI_Comm private_comm(MPI_Comm comm, int channel) {
+Channel& private_channel(MPI_Comm comm, int channel) {
   if (comm == MPI_COMM_NULL) throw Error("lb4mpi: the communicator is MPI_COMM_NULL");
   void* value = nullptr;
   int found = 0;
   check_mpi(MPI_Comm_get_attr(comm, keyval(), &value, &found), "MPI_Comm_get_attr");
-  auto* dups = static_cast<std::vector<MPI_Comm>*>(value);
+  // A deque: references to its elements survive appending more channels.
+  auto* dups = static_cast<std::deque<Channel>*>(value);
   if (found == 0) {
-    dups = new std::vector<MPI_Comm>();
+    dups = new std::deque<Channel>();
     const int rc = MPI_Comm_set_attr(comm, keyval(), dups);
     if (rc != MPI_SUCCESS) {
       delete dups;
@@ -55,14 +57,14 @@ MPI_Comm private_comm(MPI_Comm comm, int channel) {
     }
   }
   while (static_cast<int>(dups->size()) <= channel) {
-    MPI_Comm dup = MPI_COMM_NULL;
-    check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
-    dups->push_back(dup);
+    Channel c;
+    check_mpi(MPI_Comm_dup(comm, &c.comm), "MPI_Comm_dup");
+    dups->push_back(c);
   }
   return (*dups)[static_cast<std::size_t>(channel)];
 }
 
-void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash) {
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::string& mismatch) {
   // One allreduce: {failed?, max hash, max of the complemented hash (= -min)}.
   const std::int64_t h = static_cast<std::int64_t>(hash >> 1);
   std::int64_t local[3] = {error.empty() ? 0 : 1, h, -h};
@@ -70,6 +72,7 @@ void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash) {
   check_mpi(MPI_Allreduce(local, global, 3, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
   if (global[0] == 0) {
     if (global[1] != -global[2]) {
+      if (!mismatch.empty()) throw Error(mismatch);
       throw Error(
           "lb4mpi: the ranks disagree on the loop (range, technique, mode or parameters differ "
           "between ranks); every rank must start a loop with the same arguments");

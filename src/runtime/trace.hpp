@@ -1,6 +1,7 @@
 // Per-chunk recording (off by default; one branch per chunk when off) and
 // the trace writers: Chrome trace-event JSON (Perfetto), CSV, and the
-// per-rank iteration CSV of `000` Table 4.2.
+// per-rank iteration CSV of `000` Table 4.2. docs/TRACING.md describes the
+// files.
 #pragma once
 #include <mpi.h>
 
@@ -12,19 +13,50 @@
 
 namespace lb4mpi::detail {
 
-/// One executed chunk (kind 0) or one interval in which the coordinator
-/// served requests (kind 1). Times in seconds since the rank's loop start.
+/// What a TraceRecord describes.
+enum TraceKind : std::int32_t {
+  kTraceChunk = 0,         ///< a chunk: its first run of pieces
+  kTraceServe = 1,         ///< the coordinator serving requests
+  kTraceContinuation = 2,  ///< a later run of a chunk's pieces (another loop's piece came in between)
+};
+
+/// One record of a rank's track. Times in seconds since the process's trace
+/// origin (its first loop start).
+///
+/// A chunk executes as one or more pieces (the coordinator's break_after, a
+/// worker's request_when). Consecutive pieces of one chunk form a run; a
+/// run ends when a piece of another loop (loops in flight together) runs on
+/// the rank. The chunk record covers the chunk's first run; each later run
+/// is a continuation record with the chunk's start and size. Events of one
+/// rank thus never partially overlap.
 struct TraceRecord {
-  std::int32_t kind = 0;
+  std::int32_t kind = kTraceChunk;
   std::int32_t rank = 0;
   std::int32_t loop = 0;  ///< loop id: loops are numbered in creation order
   std::int32_t step = 0;  ///< execution of the loop (time step), from 0
-  std::int64_t start = 0;
-  std::int64_t size = 0;
-  double t_request = 0.0;  ///< when the rank started obtaining the chunk
-  double t_begin = 0.0;    ///< when it started executing it
-  double t_end = 0.0;      ///< when its last piece ended
+  std::int64_t start = 0;  ///< chunk: first iteration (absolute); serve: 0
+  std::int64_t size = 0;   ///< chunk: iterations; serve: 0
+  double t_request = 0.0;  ///< chunk: when the rank started obtaining it; else t_begin
+  double t_begin = 0.0;    ///< when the run (or serve interval) began
+  double t_end = 0.0;      ///< when the run's last piece (or the serve interval) ended
 };
+
+/// How rank 0 receives every rank's records in one MPI_Gatherv, in records
+/// (an MPI datatype of one TraceRecord): counts and displacements must fit
+/// in int. Throws lb4mpi::Error when they do not.
+struct TraceGatherPlan {
+  std::vector<int> counts;
+  std::vector<int> displs;
+  std::int64_t total = 0;
+};
+TraceGatherPlan plan_trace_gather(const std::vector<std::int64_t>& records_per_rank);
+
+/// Records to reserve on `rank` before an execution of a loop of `n`
+/// iterations on `p` ranks: an estimate of its chunk count (from the
+/// technique; twice the even share) plus, on a serving coordinator, one
+/// serve interval per chunk; at most kTraceReserveCap.
+std::size_t trace_reserve_estimate(const Options& o, Index n, int p, int rank);
+inline constexpr std::size_t kTraceReserveCap = std::size_t{1} << 16;
 
 class Recorder {
  public:
@@ -32,18 +64,32 @@ class Recorder {
   [[nodiscard]] bool on() const { return on_; }
   void clear() {
     records_.clear();
-    current_ = static_cast<std::size_t>(-1);
+    current_ = kNone;
+    run_ = kNone;
   }
+  /// Start of an execution of `n` iterations on `p` ranks: clears and
+  /// reserves (trace_reserve_estimate; the capacity is kept across
+  /// executions), so that recording allocates nothing in the common case.
+  void begin(const Options& o, Index n, int p);
   void chunk(std::int32_t step, std::int64_t start, std::int64_t size, double t_request, double t_begin);
-  void chunk_progress(double t_end) {
-    if (on_ && current_ < records_.size()) records_[current_].t_end = t_end;
-  }
+  /// A piece of the current chunk ran from t_begin to t_end. Extends the
+  /// chunk's current run, or opens a continuation when another loop's piece
+  /// ended on this thread since this recorder's last piece.
+  void chunk_progress(double t_begin, double t_end);
   void serve(std::int32_t step, double t0, double t1);
   /// Collective: gathers the records at rank 0, which (re)writes the trace
-  /// files; every rank writes its iteration CSV when asked to.
+  /// files; every rank writes its iteration CSV when asked to. Errors: the
+  /// gather cannot hold the records (every rank throws), rank 0 cannot write
+  /// a trace file (rank 0 throws), a rank cannot write its iteration CSV
+  /// (that rank throws); the collective part always completes first.
   void flush(MPI_Comm comm, int rank, Technique technique, Mode mode);
 
+  [[nodiscard]] const std::vector<TraceRecord>& records() const { return records_; }
+
  private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  void write_iterations(int rank, Technique technique) const;
+
   bool on_ = false;
   bool trace_ = false;
   bool iterations_ = false;
@@ -52,7 +98,9 @@ class Recorder {
   std::string trace_path_;
   std::string iterations_dir_;
   std::vector<TraceRecord> records_;
-  std::size_t current_ = static_cast<std::size_t>(-1);  ///< the chunk being executed
+  std::size_t current_ = kNone;  ///< the chunk record being executed
+  std::size_t run_ = kNone;      ///< the record its current run extends (the chunk or a continuation)
+  std::uint64_t mark_ = 0;       ///< the thread's piece count after this recorder's last piece
 };
 
 }  // namespace lb4mpi::detail

@@ -40,6 +40,7 @@ void TwoSidedExecutor::on_start() {
   meas_work_ = 0.0;
   meas_since_ = now();
   outstanding_ = ended_ = static_done_ = false;
+  ready_.reset();
   if (options_.technique == Technique::STATIC) return;  // no messages at all
   prepare();
 
@@ -90,9 +91,11 @@ std::optional<Chunk> TwoSidedExecutor::acquire_static() {
 
 void TwoSidedExecutor::handle(int source) {
   const detail::RequestMsg request = incoming_;
-  if (request.epoch != epoch_) {
-    throw Error("lb4mpi: internal error: a request of execution " + std::to_string(request.epoch) +
-                " arrived during execution " + std::to_string(epoch_));
+  if (request.epoch != message_epoch_) {
+    // Left over from an execution that was abandoned (an exception unwound
+    // past it on its rank): not ours, drop it and listen again.
+    if (pending_workers_ > 0 && request_recv_ == MPI_REQUEST_NULL) post_receive();
+    return;
   }
   if (request.done > 0) learn(ChunkTiming{source, request.done, request.work, request.elapsed});
   if (request.kind == detail::kDone) {
@@ -109,7 +112,7 @@ void TwoSidedExecutor::handle(int source) {
 }
 
 void TwoSidedExecutor::send_work(int worker, detail::WorkMsg msg, bool ended) {
-  msg.epoch = epoch_;
+  msg.epoch = message_epoch_;
   if (ended && !workers_announce_end()) --pending_workers_;
   // The worker posted its receive before asking, so this send completes.
   check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, worker, detail::kTagWork, comm_), "MPI_Send");
@@ -131,7 +134,8 @@ int TwoSidedExecutor::serve_available() {
 }
 
 int TwoSidedExecutor::progress_local() {
-  if (!is_coordinator() || options_.technique == Technique::STATIC) return 0;
+  if (options_.technique == Technique::STATIC) return 0;
+  if (!is_coordinator()) return test_reply() ? 1 : 0;
   int served = 0;
   while (pending_workers_ > 0) {
     int flag = 0;
@@ -154,8 +158,11 @@ MPI_Request* TwoSidedExecutor::waitable() {
 }
 
 void TwoSidedExecutor::on_waited(const MPI_Status& status) {
-  // A worker's reply simply stays in reply_ until acquire() takes it.
-  if (is_coordinator()) handle(status.MPI_SOURCE);
+  if (is_coordinator()) {
+    handle(status.MPI_SOURCE);
+  } else {
+    take_reply();  // the group completed reply_recv_
+  }
 }
 
 std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
@@ -175,7 +182,9 @@ std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
       meas_work_ = 0.0;
     }
     meas_since_ = now();
-    if (const std::optional<Chunk> c = own_next()) {
+    const std::optional<Chunk> c = own_next();
+    if (blocked()) return std::nullopt;  // a DCA grant is still locked: try again later
+    if (c) {
       pos_ = c->begin;
       end_ = c->end();
       new_chunk(*c);
@@ -209,7 +218,7 @@ void TwoSidedExecutor::send_request() {
     check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
   }
   const double t = now();
-  outgoing_.epoch = epoch_;
+  outgoing_.epoch = message_epoch_;
   outgoing_.kind = detail::kAsk;
   outgoing_.done = meas_done_;
   outgoing_.work = meas_work_;
@@ -232,7 +241,7 @@ void TwoSidedExecutor::send_commit(Index size) {
     check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
   }
   detail::RequestMsg msg;
-  msg.epoch = epoch_;
+  msg.epoch = message_epoch_;
   msg.kind = detail::kCommit;
   msg.commit = size;
   check_mpi(MPI_Send(&msg, sizeof msg, MPI_BYTE, options_.coordinator, detail::kTagRequest, comm_), "MPI_Send");
@@ -242,7 +251,7 @@ void TwoSidedExecutor::announce_end() {
   if (request_send_ != MPI_REQUEST_NULL) {
     check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
   }
-  outgoing_.epoch = epoch_;
+  outgoing_.epoch = message_epoch_;
   outgoing_.kind = detail::kDone;
   outgoing_.done = meas_done_;
   outgoing_.work = meas_work_;
@@ -253,11 +262,49 @@ void TwoSidedExecutor::announce_end() {
             "MPI_Send");
 }
 
+bool TwoSidedExecutor::take_reply() {
+  reply_recv_ = MPI_REQUEST_NULL;
+  if (reply_.epoch != message_epoch_) {
+    // Left over from an abandoned execution: drop it, wait for ours.
+    check_mpi(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, options_.coordinator, detail::kTagWork, comm_,
+                        &reply_recv_),
+              "MPI_Irecv");
+    return false;
+  }
+  if (request_send_ != MPI_REQUEST_NULL) {
+    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+  }
+  outstanding_ = false;
+  // Interpreted at once, not when the rank next asks for work of this loop:
+  // a DCA grant locks the coordinator's assignment until this rank commits,
+  // which must not wait while the rank executes a chunk of another loop.
+  ready_ = interpret(reply_);
+  return true;
+}
+
+bool TwoSidedExecutor::test_reply() {
+  if (!outstanding_ || reply_recv_ == MPI_REQUEST_NULL) return false;
+  int arrived = 0;
+  check_mpi(MPI_Test(&reply_recv_, &arrived, MPI_STATUS_IGNORE), "MPI_Test");
+  return arrived != 0 && take_reply();
+}
+
+void TwoSidedExecutor::wait_reply() {
+  while (!ready_) {
+    if (group_ != nullptr) {
+      group_->wait_any();  // serves and receives for every loop of the group meanwhile
+    } else {
+      check_mpi(MPI_Wait(&reply_recv_, MPI_STATUS_IGNORE), "MPI_Wait");
+      take_reply();
+    }
+  }
+}
+
 std::optional<Chunk> TwoSidedExecutor::acquire_worker() {
   for (;;) {
     if (pos_ < end_) {
       Index k = end_ - pos_;
-      if (!outstanding_ && !ended_) {
+      if (!outstanding_ && !ended_ && !ready_) {
         // requestWhen: ask for the next chunk before the last `piece_limit_`
         // iterations, so the reply travels while they execute.
         if (k <= piece_limit_) {
@@ -271,25 +318,19 @@ std::optional<Chunk> TwoSidedExecutor::acquire_worker() {
       return piece;
     }
     if (ended_) return std::nullopt;
-    if (!outstanding_) send_request();
-    if (nonblocking()) {
-      int arrived = 0;
-      check_mpi(MPI_Test(&reply_recv_, &arrived, MPI_STATUS_IGNORE), "MPI_Test");
-      if (arrived == 0) {
-        would_block();  // no idle probing: the caller moves on to another loop
-        return std::nullopt;
+    if (!ready_) {
+      if (!outstanding_) send_request();
+      if (nonblocking()) {
+        if (!test_reply()) {
+          would_block();  // no idle probing: the caller moves on to another loop
+          return std::nullopt;
+        }
+      } else {
+        wait_reply();
       }
     }
-    check_mpi(MPI_Wait(&reply_recv_, MPI_STATUS_IGNORE), "MPI_Wait");
-    if (request_send_ != MPI_REQUEST_NULL) {
-      check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
-    }
-    outstanding_ = false;
-    if (reply_.epoch != epoch_) {
-      throw Error("lb4mpi: internal error: work of execution " + std::to_string(reply_.epoch) +
-                  " arrived during execution " + std::to_string(epoch_));
-    }
-    const std::optional<Chunk> c = interpret(reply_);
+    const std::optional<Chunk> c = *ready_;
+    ready_.reset();
     if (!c) {
       ended_ = true;
       return std::nullopt;

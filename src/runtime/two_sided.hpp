@@ -52,6 +52,9 @@ class TwoSidedExecutor : public Executor {
   void send_work(int worker, detail::WorkMsg msg, bool ended);
   /// Coordinator: waits for and handles one message.
   void serve_one_blocking();
+  /// Coordinator: handles the messages that are ready (of every loop of the
+  /// group), without blocking; returns how many.
+  int serve_available();
 
   // Group progress (Executor).
   int progress_local() override;
@@ -68,8 +71,10 @@ class TwoSidedExecutor : public Executor {
   std::optional<Chunk> acquire_coordinator();
   std::optional<Chunk> acquire_worker();
   void handle(int source);
-  int serve_available();
   void serve_blocking();
+  bool take_reply();  // worker: reply_recv_ completed; false if it was a stale message
+  bool test_reply();  // worker: a reply arrived and was taken
+  void wait_reply();  // worker: until ready_ holds a reply
   void post_receive();
   void send_request();
   void cancel_pending();
@@ -91,6 +96,9 @@ class TwoSidedExecutor : public Executor {
   MPI_Request reply_recv_ = MPI_REQUEST_NULL;
   MPI_Request request_send_ = MPI_REQUEST_NULL;
   detail::WorkMsg reply_;
+  /// The interpreted reply not yet taken by acquire(): a chunk, or nullopt
+  /// for "no more work".
+  std::optional<std::optional<Chunk>> ready_;
   detail::RequestMsg outgoing_;
 };
 

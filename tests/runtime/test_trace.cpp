@@ -3,14 +3,17 @@
 // about which iterations run.
 //
 // Every test runs a loop twice (a restarted Loop, or two parallel_for calls),
-// checks exactly-once coverage with a gathered bitmap and checksum, and then,
-// on rank 0, reads back what the recorder wrote.
+// or three loops in flight together (LoopSet) for two time steps, checks
+// exactly-once coverage with a gathered bitmap (and checksum), and then, on
+// rank 0, reads back what the recorder wrote.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lb4mpi/loops.hpp"
 #include "mpi_check.hpp"
 
 namespace lb4mpi::test {
@@ -795,6 +799,308 @@ TEST_P(IterationsInfo, OneCsvPerRankMatchingItsReport) {
 INSTANTIATE_TEST_SUITE_P(Modes, IterationsInfo,
                          ::testing::Values(Mode::Centralized, Mode::Distributed,
                                            Mode::DistributedRMA),
+                         mode_case_name);
+
+
+TEST(IterationsInfoFile, FirstWriteOfTheProcessReplacesAnOldFile) {
+  // A file left by an earlier program run is replaced by this process's
+  // first write; later executions of the process append to it.
+  Options opt;
+  opt.technique = Technique::GSS;
+  opt.iterations_info = true;
+  const std::string dir = shared_temp_path("iterations_truncate");
+  opt.iterations_dir = dir;
+  const int me = world_rank();
+  const std::string file = dir + "/iterations_rank" + std::to_string(me) + ".csv";
+  if (me == 0) fs::create_directories(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  {
+    std::ofstream old(file);
+    old << "loop,step,technique,start,size,t_begin_s,t_end_s\n";
+    for (int k = 0; k < 50; ++k) old << "7,0,SS," << k << ",1,0.5,0.6\n";
+    old << "junk from an earlier run\n";
+  }
+  const Index n = 1500;
+  const TwoRuns runs = run_twice(opt, 0, n, true);  // one loop, two time steps
+  expect_covered(runs, 0, n);
+  // A third execution, of another loop, appends too.
+  const Coverage third = run_and_cover(0, n, opt);
+  expect_exactly_once(third, n);
+  const Index want_rows = runs.rank_chunks(me) + third.report.ranks[static_cast<std::size_t>(me)].chunks;
+  const Index want_iterations = runs.rank_iterations(me) + third.local_iterations;
+  Index rows = 0;
+  Index headers = 0;
+  Index foreign = 0;  // rows that are not this run's
+  std::string example;
+  Index iterations = 0;
+  try {
+    std::ifstream in(file);
+    EXPECT_TRUE(in.good()) << file << " missing";
+    std::string line;
+    bool first_line = true;
+    while (std::getline(in, line)) {
+      if (first_line) {
+        EXPECT_EQ(line, "loop,step,technique,start,size,t_begin_s,t_end_s");
+        first_line = false;
+      }
+      if (line.rfind("loop,", 0) == 0) {
+        ++headers;
+        continue;
+      }
+      const auto f = split(line);
+      if (f.size() != 7U || f[2] != "GSS") {
+        if (foreign++ == 0) example = line;
+        continue;
+      }
+      ++rows;
+      iterations += std::stoll(f[4]);
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << file << ": " << e.what();
+  }
+  EXPECT_EQ(foreign, 0) << "rows of an earlier run survived, e.g. " << example;
+  EXPECT_EQ(headers, 1) << "one header";
+  EXPECT_EQ(rows, want_rows) << "exactly this process's chunks";
+  EXPECT_EQ(iterations, want_iterations);
+  Index total = 0;
+  MPI_Allreduce(&iterations, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, 3 * n);
+  remove_on_rank0({dir});
+}
+
+// ---------------------------------------------------------------------------
+// Several loops in flight together (LoopSet): a rank runs pieces of the
+// loops in turn. A chunk's event covers its first run of pieces, later runs
+// are "continuation" events, so the events of a rank's track nest or are
+// disjoint; there is still one chunk event per chunk.
+
+/// Busy-waits about `us` microseconds (a body that takes real time, so the
+/// loops' pieces interleave on every rank).
+void spin_us(double us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(static_cast<long long>(us * 1e3));
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+struct MultiEvent {
+  std::string cat;
+  int tid = 0;
+  int loop = 0;
+  int step = 0;
+  Index start = 0;
+  Index size = 0;
+  double ts = 0.0;  // microseconds
+  double end = 0.0;
+};
+
+class TraceMultiLoop : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(TraceMultiLoop, EventsNestAndEveryChunkIsOneEvent) {
+  const Mode mode = GetParam();
+  const int p = world_size();
+  const int me = world_rank();
+  const std::string path = shared_temp_path("multi_" + std::string(name(mode)));
+  const std::string dir = shared_temp_path("multi_iters_" + std::string(name(mode)));
+  struct L {
+    Technique technique;
+    Index first;
+    Index n;
+  };
+  const std::vector<L> loops = {{Technique::FAC2, 0, 900}, {Technique::GSS, (Index{1} << 33) + 3, 700},
+                                {Technique::TSS, -40, 500}};
+  std::vector<LoopSpec> specs;
+  for (const L& l : loops) {
+    LoopSpec s;
+    s.first = l.first;
+    s.last = l.first + l.n;
+    s.options.mode = mode;
+    s.options.technique = l.technique;
+    s.options.trace = path;  // one file for all loops: JSON and CSV
+    s.options.iterations_info = true;
+    s.options.iterations_dir = dir;
+    specs.push_back(s);
+  }
+  constexpr int kSteps = 2;
+  const std::size_t nl = loops.size();
+  std::vector<std::vector<std::int32_t>> local(nl);
+  std::vector<std::vector<Report>> reports;  // [step][loop]
+  int bad = 0;
+  Index wrong = 0;
+  LoopSet set(MPI_COMM_WORLD, specs);
+  for (int step = 0; step < kSteps; ++step) {
+    if (step > 0) {
+      std::vector<std::pair<Index, Index>> ranges;
+      for (const auto& s : specs) ranges.emplace_back(s.first, s.last);
+      set.restart(ranges);
+    }
+    for (std::size_t l = 0; l < nl; ++l) local[l].assign(static_cast<std::size_t>(loops[l].n), 0);
+    while (!set.terminated()) {
+      for (int l = 0; l < set.size(); ++l) {
+        const auto c = set.next(l);
+        if (!c) continue;
+        const L& lp = loops[static_cast<std::size_t>(l)];
+        if (c->size <= 0 || c->begin < lp.first || c->end() > lp.first + lp.n) {
+          bad = 1;
+          continue;
+        }
+        for (Index i = c->begin; i < c->end(); ++i) {
+          ++local[static_cast<std::size_t>(l)][static_cast<std::size_t>(i - lp.first)];
+          spin_us(3.0);
+        }
+      }
+    }
+    reports.push_back(set.finish());
+    for (std::size_t l = 0; l < nl; ++l) {
+      std::vector<std::int32_t> all(local[l].size());
+      MPI_Allreduce(local[l].data(), all.data(), static_cast<int>(all.size()), MPI_INT32_T, MPI_SUM,
+                    MPI_COMM_WORLD);
+      Index w = 0;
+      for (auto v : all) w += (v != 1);
+      EXPECT_EQ(w, 0) << "loop " << l << " step " << step << ": iterations not run exactly once";
+      wrong += w;
+      EXPECT_EQ(reports.back()[l].iterations(), loops[l].n) << "loop " << l << " step " << step;
+    }
+  }
+  int any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(any_bad, 0) << "a chunk was empty or left its loop's range";
+
+  // The loops' ids in the trace: consecutive, in the order of specs.
+  check_on_rank0([&] {
+    std::ifstream in(path + ".json");
+    ASSERT_TRUE(in.good()) << "no JSON trace";
+    const json doc = json::parse(in);
+    std::vector<MultiEvent> events;
+    std::vector<Span> spans;
+    for (const json& e : doc.at("traceEvents")) {
+      if (e.value("ph", "") != "X") continue;
+      MultiEvent ev;
+      ev.cat = e.value("cat", "");
+      ev.tid = e.at("tid").get<int>();
+      const json& a = e.at("args");
+      ev.loop = a.at("loop").get<int>();
+      ev.step = a.at("step").get<int>();
+      if (ev.cat != "serve") {
+        ev.start = a.at("start").get<Index>();
+        ev.size = a.at("size").get<Index>();
+      }
+      ev.ts = e.at("ts").get<double>();
+      ev.end = ev.ts + e.at("dur").get<double>();
+      EXPECT_TRUE(ev.cat == "chunk" || ev.cat == "continuation" || ev.cat == "serve") << e.dump();
+      if (ev.cat == "continuation") {
+        EXPECT_TRUE(a.value("continued", false)) << e.dump();
+        EXPECT_EQ(e.value("name", ""), "loop " + std::to_string(ev.loop) + " (continued)");
+      }
+      events.push_back(ev);
+      spans.push_back(Span{ev.tid, ev.loop, ev.step, ev.ts, ev.end});
+    }
+    // The point: on each rank's track, events nest or are disjoint.
+    std::string example;
+    const Index misnested = misnested_pairs(spans, [](const Span& x) { return x.tid; }, &example);
+    EXPECT_EQ(misnested, 0) << "partially overlapping events on one rank's track, e.g. " << example;
+
+    int min_loop = INT32_MAX;
+    for (const auto& ev : events) min_loop = std::min(min_loop, ev.loop);
+    std::map<std::tuple<int, int, int, Index, Index>, std::pair<double, double>> chunk_at;  // tid, loop, step, start, size
+    std::vector<std::vector<ReadChunk>> per_loop(nl);
+    std::map<std::tuple<int, int, int>, Index> chunks_of;  // (rank, loop index, step)
+    std::map<std::tuple<int, int, int>, double> busy_us;   // chunk + continuation time
+    Index continuations = 0;
+    for (const auto& ev : events) {
+      if (ev.cat != "chunk") continue;
+      const int l = ev.loop - min_loop;
+      ASSERT_GE(l, 0);
+      ASSERT_LT(l, static_cast<int>(nl)) << "loop ids are consecutive";
+      per_loop[static_cast<std::size_t>(l)].push_back(ReadChunk{ev.tid, ev.loop, ev.step, ev.start, ev.size});
+      ++chunks_of[{ev.tid, l, ev.step}];
+      busy_us[{ev.tid, l, ev.step}] += ev.end - ev.ts;
+      EXPECT_TRUE(chunk_at.emplace(std::make_tuple(ev.tid, ev.loop, ev.step, ev.start, ev.size),
+                                   std::make_pair(ev.ts, ev.end))
+                      .second)
+          << "two chunk events for one chunk";
+    }
+    for (const auto& ev : events) {
+      if (ev.cat != "continuation") continue;
+      ++continuations;
+      const auto it = chunk_at.find(std::make_tuple(ev.tid, ev.loop, ev.step, ev.start, ev.size));
+      EXPECT_NE(it, chunk_at.end()) << "a continuation of no chunk of its rank: loop " << ev.loop << " start "
+                                    << ev.start;
+      if (it != chunk_at.end()) {
+        EXPECT_GE(ev.ts + 1e-3, it->second.second) << "a continuation starts after its chunk's first run";
+      }
+      busy_us[{ev.tid, ev.loop - min_loop, ev.step}] += ev.end - ev.ts;
+    }
+    for (std::size_t l = 0; l < nl; ++l) {
+      SCOPED_TRACE("loop " + std::to_string(l));
+      expect_tiling(per_loop[l], loops[l].first, loops[l].n, kSteps);
+    }
+    for (int s = 0; s < kSteps; ++s) {
+      for (std::size_t l = 0; l < nl; ++l) {
+        for (int r = 0; r < p; ++r) {
+          const RankReport& rr = reports[static_cast<std::size_t>(s)][l].ranks[static_cast<std::size_t>(r)];
+          const auto key = std::make_tuple(r, static_cast<int>(l), s);
+          EXPECT_EQ(chunks_of[key], rr.chunks) << "one chunk event per chunk: rank " << r << " loop " << l
+                                               << " step " << s;
+          // The runs cover every piece: at least the rank's work time.
+          EXPECT_GE(busy_us[key] + 0.01 * static_cast<double>(rr.chunks + 1), rr.work_time * 1e6)
+              << "rank " << r << " loop " << l << " step " << s;
+        }
+      }
+    }
+    if (mode == Mode::Centralized) {
+      // The coordinator runs its chunks in pieces (break_after) and takes
+      // the loops in turn: its chunks must have been continued.
+      EXPECT_GT(continuations, 0) << "the test did not interleave the loops' pieces";
+    }
+
+    // The CSV holds the same events.
+    std::ifstream csv(path + ".csv");
+    ASSERT_TRUE(csv.good()) << "no CSV trace";
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s");
+    std::multiset<std::tuple<std::string, int, int, int, Index, Index>> from_json;
+    std::multiset<std::tuple<std::string, int, int, int, Index, Index>> from_csv;
+    for (const auto& ev : events) from_json.emplace(ev.cat, ev.tid, ev.loop, ev.step, ev.start, ev.size);
+    while (std::getline(csv, line)) {
+      const auto f = split(line);
+      EXPECT_EQ(f.size(), 11U) << line;
+      if (f.size() != 11U) continue;
+      from_csv.emplace(f[0], std::stoi(f[1]), std::stoi(f[2]), std::stoi(f[3]), std::stoll(f[6]), std::stoll(f[7]));
+      EXPECT_LE(std::stod(f[8]), std::stod(f[9])) << line;
+      EXPECT_LE(std::stod(f[9]), std::stod(f[10])) << line;
+    }
+    EXPECT_EQ(from_json, from_csv);
+  });
+
+  // Each rank's iteration CSV: one row per chunk it executed, of every loop.
+  Index want_rows = 0;
+  for (const auto& step : reports) {
+    for (const Report& r : step) want_rows += r.ranks[static_cast<std::size_t>(me)].chunks;
+  }
+  Index rows = 0;
+  try {
+    std::ifstream in(dir + "/iterations_rank" + std::to_string(me) + ".csv");
+    EXPECT_TRUE(in.good());
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      const auto f = split(line);
+      EXPECT_EQ(f.size(), 7U) << line;
+      if (f.size() != 7U) continue;
+      EXPECT_LE(std::stod(f[5]), std::stod(f[6])) << line;
+      ++rows;
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  EXPECT_EQ(rows, want_rows);
+  EXPECT_EQ(wrong, 0);
+  remove_on_rank0({path + ".json", path + ".csv", dir});
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, TraceMultiLoop,
+                         ::testing::Values(Mode::Centralized, Mode::Distributed, Mode::DistributedRMA),
                          mode_case_name);
 
 }  // namespace

@@ -105,6 +105,11 @@ if(_have_trace)
     CHECK -DEXPECT_RC=2 "-DSTDERR_REGEX=no chunk events for the selected"
     COMMAND ${_gantt} ${_trace}.json -o ${_lb4mpi_plot_out}/never.png --loop 99)
 endif()
+# Continuation events (loops in flight together) on a hand-made trace: read, drawn, not counted as chunks.
+add_test(NAME tools.plot.gantt_continuations
+  COMMAND ${LB4MPI_PLOT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/test_gantt_continuations.py
+          ${_lb4mpi_plot_dir}/lb4mpi_gantt.py ${_lb4mpi_plot_out})
+set_tests_properties(tools.plot.gantt_continuations PROPERTIES LABELS "tools" TIMEOUT 120)
 lb4mpi_plot_test(gantt_missing_file
   CHECK -DEXPECT_RC=2 "-DSTDERR_REGEX=cannot read the trace '.*no_such_trace.json'"
   COMMAND ${_gantt} ${_lb4mpi_plot_out}/no_such_trace.json -o ${_lb4mpi_plot_out}/never.png)

@@ -8,13 +8,19 @@ JSON ("x.json") or the trace CSV ("x.csv"). Bars are colored by loop; the
 intervals in which the coordinator served other ranks' requests are drawn as
 a gray hatched band over the lower part of its row.
 
-The runtime stamps events relative to each loop execution's start, so the
-executions of a trace overlap in time. By default (--layout auto) such
-executions are laid out one after another, separated by dashed lines and
-labelled "loop L, time step S" (the trace's "step" field counts the
-executions of a loop, not scheduling steps); --layout as-is draws the time
-stamps unchanged. Loops that were in flight at the same time are then drawn
-one after another too: the trace does not say how their starts relate.
+With several loops in flight at once, a rank runs pieces of the loops in
+turn: a chunk's "chunk" event covers its first run of pieces and each later
+run is a "continuation" event (docs/TRACING.md). Continuations are drawn in
+their loop's color, lighter and dotted, and are not counted as chunks.
+
+The runtime stamps every event from one origin per process, so executions
+(time steps, loops) follow each other and are drawn as stamped. Traces of
+older versions stamped each execution from its own start, so that the
+executions overlap in time; --layout auto (the default) detects that and
+lays them out one after another, separated by dashed lines and labelled
+"loop L, time step S" (the trace's "step" field counts the executions of a
+loop, not scheduling steps); --layout as-is draws the stamps unchanged,
+--layout sequential always lays executions out one after another.
 
 Exit codes: 0 ok, 2 bad input (missing or invalid file, nothing to plot).
 """
@@ -40,7 +46,7 @@ class InputError(Exception):
 
 @dataclass
 class Event:
-    kind: str  # "chunk" or "serve"
+    kind: str  # "chunk", "continuation" (a later run of a chunk's pieces) or "serve"
     rank: int
     loop: int
     step: int
@@ -98,7 +104,7 @@ def read_json(path, text):
         if ph != "X":
             continue
         cat = e.get("cat")
-        if cat not in ("chunk", "serve"):
+        if cat not in KINDS:
             continue
         args = e.get("args") or {}
         where = f"'{path}', event {k}"
@@ -112,7 +118,7 @@ def read_json(path, text):
             t0=ts,
             t1=ts + max(dur, 0.0),
         )
-        if cat == "chunk":
+        if cat in ("chunk", "continuation"):
             ev.start = _int(args.get("start", 0), f"{where}: args.start")
             ev.size = _int(args.get("size", 0), f"{where}: args.size")
             ev.technique = str(args.get("technique", ""))
@@ -122,6 +128,7 @@ def read_json(path, text):
     return out, ranks
 
 
+KINDS = ("chunk", "continuation", "serve")
 CSV_COLUMNS = ("kind", "rank", "loop", "step", "technique", "mode", "start", "size", "t_begin_s", "t_end_s")
 
 
@@ -142,8 +149,8 @@ def read_csv(path, text):
     for line, r in enumerate(rows, start=2):
         where = f"'{path}', line {line}"
         kind = r["kind"]
-        if kind not in ("chunk", "serve"):
-            raise InputError(f"{where}: kind must be chunk or serve, got {kind!r}")
+        if kind not in KINDS:
+            raise InputError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
         ev = Event(
             kind=kind,
             rank=_int(r["rank"], f"{where}: rank"),
@@ -280,11 +287,12 @@ def plot(events, ranks, args):
 
     events, boundaries = lay_out(events, args.layout)
     chunks = [e for e in events if e.kind == "chunk"]
+    continued = [e for e in events if e.kind == "continuation"]
     serves = [e for e in events if e.kind == "serve"]
     ranks = sorted(ranks | {e.rank for e in events})
     row = {r: i for i, r in enumerate(ranks)}
     coordinators = sorted({e.rank for e in serves})
-    loops = sorted({e.loop for e in chunks})
+    loops = sorted({e.loop for e in chunks + continued})
 
     t_min = min(0.0, min(e.t0 for e in events))
     t_max = max(e.t1 for e in events)
@@ -297,28 +305,33 @@ def plot(events, ranks, args):
     fig, ax = plt.subplots(figsize=(width, height), dpi=args.dpi)
     # Below about half a pixel, neighbouring bars are indistinguishable: merge them.
     pixel = extent / (width * args.dpi)
-    many = len(chunks) > 4 * width * args.dpi
+    many = len(chunks) + len(continued) > 4 * width * args.dpi
 
     cmap = plt.get_cmap("tab10" if len(loops) <= 10 else "tab20")
     color = {L: cmap(i % cmap.N) for i, L in enumerate(loops)}
     bar_h = 0.72
     for L in loops:
-        per_rank = defaultdict(list)
-        for e in chunks:
-            if e.loop == L:
-                per_rank[e.rank].append((e.t0, e.t1))
-        for r, iv in per_rank.items():
-            if many:
-                iv = merge_intervals(iv, 0.5 * pixel)
-                edge = dict(linewidth=0)
-            else:
-                edge = dict(edgecolor="white", linewidth=0.6)
-            ax.broken_barh(
-                [((a - t_min) * scale, max((b - a) * scale, 0.0)) for a, b in iv],
-                (row[r] - bar_h / 2, bar_h),
-                facecolors=color[L],
-                **edge,
-            )
+        # A chunk's first run and its continuations (later runs, after
+        # another loop's piece) in the loop's color; continuations lighter
+        # and dotted.
+        for kind, style in (("chunk", dict(alpha=1.0)), ("continuation", dict(alpha=0.55, hatch="...."))):
+            per_rank = defaultdict(list)
+            for e in chunks if kind == "chunk" else continued:
+                if e.loop == L:
+                    per_rank[e.rank].append((e.t0, e.t1))
+            for r, iv in per_rank.items():
+                if many:
+                    iv = merge_intervals(iv, 0.5 * pixel)
+                    edge = dict(linewidth=0)
+                else:
+                    edge = dict(edgecolor="white", linewidth=0.6)
+                ax.broken_barh(
+                    [((a - t_min) * scale, max((b - a) * scale, 0.0)) for a, b in iv],
+                    (row[r] - bar_h / 2, bar_h),
+                    facecolors=color[L],
+                    **edge,
+                    **style,
+                )
     if serves:
         serve_h = 0.32
         for r in coordinators:
@@ -382,6 +395,9 @@ def plot(events, ranks, args):
     handles = [Patch(facecolor=color[L], label=f"loop {L}") for L in shown]
     if len(shown) < len(loops):
         handles.append(Patch(facecolor="none", edgecolor="none", label=f"... ({len(loops)} loops)"))
+    if continued:
+        handles.append(Patch(facecolor="0.6", alpha=0.55, hatch="....", edgecolor="white",
+                             label="chunk continued\n(after another loop's piece)"))
     if serves:
         handles.append(Patch(facecolor="0.55", edgecolor="0.25", hatch="////", label="serve requests"))
     n_chunks = len(chunks)
@@ -413,7 +429,8 @@ def parse_args(argv):
         "--layout",
         choices=("auto", "sequential", "as-is"),
         default="auto",
-        help="auto (default): executions whose stamps all start at 0 are laid out one after another",
+        help="auto (default): executions whose stamps all start at 0 (traces of older versions) are laid out "
+        "one after another; as-is: as stamped; sequential: always one after another",
     )
     p.add_argument("--unit", choices=("auto", "s", "ms", "us"), default="auto", help="time unit of the x axis")
     p.add_argument("--width", type=float, default=11.0, help="figure width in inches (default 11)")
