@@ -8,10 +8,17 @@
  * Iteration bounds are inclusive as in LB4MPI: DLS_StartLoop(info, first,
  * last, method) schedules last - first + 1 iterations.
  *
- * Errors (unknown technique, invalid parameter, inconsistent ranks, MPI
- * failures) are printed on every rank as "lb4mpi: ..." on stderr; then every
- * rank finalizes MPI and exits with status 2 — the functions return void, as
- * in LB4MPI, and no rank is left waiting for another. */
+ * Errors (unknown technique, invalid parameter, ranks that disagree) end
+ * the job with status 2, never a hang: the functions return void, as in
+ * LB4MPI. The collective calls (DLS_Parameters_Setup, DLS_StartLoop,
+ * DLS_EndLoop, DLS_StartMLoops, DLS_EndMLoops) agree over the communicator
+ * first, so every rank prints the same "lb4mpi: ..." line on stderr and
+ * exits 2 after MPI_Finalize (MPI_Abort when the communicator is only a part
+ * of the job). Errors of Configure_Chunk_Calculation_Mode and DLS_NumLoops
+ * are reported that way by the next collective call. Misuse only one rank
+ * can see (a chunk call outside a loop, a bad DLS_TargetLoop, an MPI
+ * failure inside a loop) prints the message there and calls
+ * MPI_Abort(comm, 2). */
 #ifndef LB4MPI_LB4MPI_H
 #define LB4MPI_LB4MPI_H
 
@@ -22,7 +29,9 @@ extern "C" {
 #endif
 
 /* Technique constants: the ids of `000` Table 4.1 (so LB4MPI_SCHEDULING
- * values keep their meaning). FAC is LB4MPI's practical factoring (FAC2). */
+ * values keep their meaning). FAC is LB4MPI's practical factoring (FAC2).
+ * DLS4LB's DLS.h numbers FAC = 6 ... AF = 13: a program that passes its own
+ * integers instead of these names must shift them (see docs/MIGRATION.md). */
 enum {
   STATIC = 0,
   SS = 1,
@@ -53,29 +62,51 @@ enum { CENTRALIZED = 0, DECENTRALIZED = 1, DECENTRALIZED_RMA = 2 };
 
 /* The per-rank scheduling handle. The application declares one (`infoDLS
  * iInfo;`) and passes its address; DLS_Parameters_Setup initializes it and
- * DLS_Finalize releases what it holds. */
+ * DLS_Finalize releases what it holds. It is opaque: the fields of the
+ * original struct (myRank, commSize, ...) do not exist. */
 typedef struct infoDLS {
   void* state; /* owned by lb4mpi */
 } infoDLS;
 
 /* Selects centralized (CCA) or distributed (DCA) chunk calculation for the
- * loops set up afterwards. */
+ * loops started afterwards (DLS_StartLoop / DLS_StartMLoops), on every
+ * handle. When it was never called, the environment variable LB4MPI_MODE
+ * (read by DLS_Parameters_Setup) decides, else CENTRALIZED. An invalid mode
+ * is reported by the next collective call. */
 void Configure_Chunk_Calculation_Mode(int mode);
 
-/* numProcs must equal the size of icomm. requestWhen / breakAfter < 0 select
- * the automatic values; minChunk <= 0 selects 1. h_overhead and sigma feed
- * FSC. nKNL > 0 gives the first nKNL ranks the relative speed KNL_speed and
- * the others Xeon_speed as WF weights. */
+/* lb4mpi extension: the mode (CENTRALIZED, DECENTRALIZED or
+ * DECENTRALIZED_RMA) of the loop(s) last started with this handle, -1 when
+ * none was started yet. */
+int LB4MPI_Chunk_Calculation_Mode(infoDLS* info);
+
+/* Collective over icomm; numProcs must equal its size on every rank.
+ * requestWhen / breakAfter < 0 select LB4MPI_REQUEST_WHEN / LB4MPI_BREAK_AFTER
+ * or the automatic values; minChunk <= 0 selects LB4MPI_MIN_CHUNK or 1.
+ * h_overhead and sigma feed FSC. nKNL in 0..numProcs: when > 0, the last nKNL
+ * ranks get the relative speed KNL_speed and ranks 0 .. numProcs-nKNL-1
+ * Xeon_speed, as WF weights (as LB4MPI). */
 void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int requestWhen, int breakAfter,
                           int minChunk, double h_overhead, double sigma, int nKNL, double Xeon_speed,
                           double KNL_speed);
 
-/* One loop at a time. */
+/* One loop at a time. DLS_StartLoop and DLS_EndLoop are collective. The
+ * handle keeps the loop between DLS_EndLoop and the next DLS_StartLoop: with
+ * the same method and mode, the next call is the loop's next time step, and
+ * adaptive techniques (AWF, AWF-B..E) keep what they learned. lastIter =
+ * firstIter - 1 is an empty loop; lastIter < firstIter - 1 is an error. */
 void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method);
 int DLS_Terminated(infoDLS* info);
 void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize);
 void DLS_EndChunk(infoDLS* info);
 void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime);
+
+/* `003` Listing 2.1 calls DLS_EndChunk(&info, &nIter, &workTime). That form
+ * compiles too (in C through the macro below, in C++ through an overload) and
+ * does what DLS_EndChunk(&info) does; nIter and workTime are left unchanged
+ * (DLS_EndLoop sets them). Define LB4MPI_NO_ENDCHUNK_MACRO to keep
+ * DLS_EndChunk a plain function in C. */
+void LB4MPI_EndChunk3(infoDLS* info, int* nIter, double* workTime);
 
 /* Several loops in flight at once (`003` §4.1, Listing 4.3):
  *   DLS_NumLoops(&info, n);                 before DLS_Parameters_Setup
@@ -88,18 +119,38 @@ void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime);
  *   DLS_EndMLoops(&info, nIters, workTimes); one synchronization for all loops
  * A rank with no chunk of the targeted loop gets size 0 at once and moves on
  * (no idle probing). Bounds are inclusive; nIters and workTimes have one
- * entry per loop. DLS_NumLoops records n for the next DLS_Parameters_Setup
- * on this rank (the handle is not initialized before it). */
+ * entry per loop. DLS_NumLoops before DLS_Parameters_Setup records n for
+ * the next setup on this rank (the handle is not initialized before it);
+ * after it, n applies to the handle's next DLS_StartMLoops. The handle keeps
+ * the loops between DLS_EndMLoops and the next DLS_StartMLoops with the same
+ * methods and mode (their next time step). */
 void DLS_NumLoops(infoDLS* info, int n);
 void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths);
 int DLS_MTerminated(infoDLS* info);
 void DLS_TargetLoop(infoDLS* info, int loop);
 void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime);
 
+/* Collective: releases what the handle holds (the library's communicator
+ * and, in DECENTRALIZED_RMA mode, the loop's window). */
 void DLS_Finalize(infoDLS* info);
 
 #ifdef __cplusplus
 }
+
+/* The 3-argument form of `003` Listing 2.1 (see LB4MPI_EndChunk3). */
+inline void DLS_EndChunk(infoDLS* info, int* nIter, double* workTime) {
+  LB4MPI_EndChunk3(info, nIter, workTime);
+}
+#elif !defined(LB4MPI_NO_ENDCHUNK_MACRO)
+/* DLS_EndChunk(info) or DLS_EndChunk(info, &nIter, &workTime); two arguments
+ * call DLS_EndChunk_takes_1_or_3_arguments, which is no function: the
+ * compiler's error names it. */
+extern struct lb4mpi_no_function_ DLS_EndChunk_takes_1_or_3_arguments;
+#define LB4MPI_ENDCHUNK_PICK_(a1, a2, a3, name, ...) name
+#define DLS_EndChunk(...)                                                   \
+  LB4MPI_ENDCHUNK_PICK_(__VA_ARGS__, LB4MPI_EndChunk3,                      \
+                        DLS_EndChunk_takes_1_or_3_arguments, DLS_EndChunk, \
+                        unused_)(__VA_ARGS__)
 #endif
 
 #endif /* LB4MPI_LB4MPI_H */

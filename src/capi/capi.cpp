@@ -1,94 +1,383 @@
-// The LB4MPI-compatible C interface, a thin layer over lb4mpi::Loop.
+// The LB4MPI-compatible C interface, a thin layer over lb4mpi::Loop and
+// lb4mpi::LoopSet.
+//
+// Errors. The C functions return void, so an error ends the job. Two cases:
+//  - collective calls (DLS_Parameters_Setup, DLS_StartLoop, DLS_EndLoop,
+//    DLS_StartMLoops, DLS_EndMLoops) validate locally and then agree over the
+//    communicator (one MPI_Allreduce of an error flag and an argument hash):
+//    every rank prints the same message (the lowest failing rank's) and exits
+//    with status 2 after MPI_Finalize. Errors of non-collective calls that can
+//    wait (Configure_Chunk_Calculation_Mode, DLS_NumLoops) are kept and
+//    reported by the next collective call in the same way.
+//  - misuse only this rank can see (a chunk call outside a loop, a bad
+//    DLS_TargetLoop, a runtime failure inside a loop): print the message and
+//    MPI_Abort(comm, 2) — the other ranks may be waiting for this one, so
+//    nothing collective is safe any more.
 #include "lb4mpi/lb4mpi.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/mpi_util.hpp"
 
 namespace {
 
 using lb4mpi::Chunk;
 using lb4mpi::Error;
 using lb4mpi::Index;
+using lb4mpi::Mode;
+using lb4mpi::Options;
 using lb4mpi::Technique;
 
-int g_mode = CENTRALIZED;  // Configure_Chunk_Calculation_Mode
-int g_num_loops = 1;       // DLS_NumLoops, taken by the next DLS_Parameters_Setup
+constexpr int kNoMode = -1;
+
+int g_mode = kNoMode;   // Configure_Chunk_Calculation_Mode; kNoMode: never called (LB4MPI_MODE /
+                        // default decide)
+int g_num_loops = 1;    // DLS_NumLoops before DLS_Parameters_Setup
+std::string g_pending;  // error of a non-collective call, reported by the next collective one
+
+// ------------------------------------------------------------------ state
 
 struct CState {
-  MPI_Comm comm = MPI_COMM_NULL;
-  lb4mpi::Options options;
+  MPI_Comm user = MPI_COMM_NULL;  // the application's communicator
+  MPI_Comm comm = MPI_COMM_NULL;  // the C API's own duplicate, for its agreements
+  int rank = 0;
+  int size = 1;
+  Options base;  // environment, then the arguments of DLS_Parameters_Setup
+  int num_loops = 1;
+  int last_mode = kNoMode;  // C constant of the mode of the loop(s) started last
+
+  // One loop at a time. Kept across DLS_EndLoop so that the next
+  // DLS_StartLoop restarts it: adaptive techniques keep what they learned.
   std::unique_ptr<lb4mpi::Loop> loop;
+  Technique loop_technique = Technique::STATIC;
+  Mode loop_mode = Mode::Centralized;
+  bool loop_active = false;      // between DLS_StartLoop and DLS_EndLoop
   std::optional<Chunk> current;  // fetched by DLS_Terminated, handed out by DLS_StartChunk
   bool terminated = false;
-  Index first = 0;
-  Index last = 0;  // half-open
-  // Several loops (DLS_StartMLoops ... DLS_EndMLoops).
-  int num_loops = 1;
-  int target = 0;
+  Index last = 0;  // half-open end of the loop in flight
+
+  // Several loops (DLS_StartMLoops ... DLS_EndMLoops), kept likewise.
   std::unique_ptr<lb4mpi::LoopSet> set;
+  std::vector<Technique> set_techniques;
+  Mode set_mode = Mode::Centralized;
+  bool set_active = false;
+  int target = 0;
+
+  CState() = default;
+  CState(const CState&) = delete;
+  CState& operator=(const CState&) = delete;
+  ~CState() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized != 0) {
+      // MPI is gone: its objects cannot be freed any more; leak them.
+      (void)loop.release();
+      (void)set.release();
+      return;
+    }
+    loop.reset();
+    set.reset();
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
 };
 
-[[noreturn]] void fail(const std::string& msg) {
+// Handles set up and not yet finalized. The application's infoDLS may hold
+// garbage before DLS_Parameters_Setup; it is only compared, never followed.
+std::vector<CState*>& live_states() {
+  static std::vector<CState*> states;
+  return states;
+}
+
+CState* registered(const infoDLS* info) {
+  if (info == nullptr) return nullptr;
+  for (CState* s : live_states()) {
+    if (s == info->state) return s;
+  }
+  return nullptr;
+}
+
+void unregister(CState* st) {
+  auto& v = live_states();
+  v.erase(std::remove(v.begin(), v.end(), st), v.end());
+}
+
+// ------------------------------------------------------------------ errors
+
+void print_error(const std::string& msg) {
   std::fprintf(stderr, "%s\n", msg.c_str());
   std::fflush(stderr);
-  // Every rank reaches this point (lb4mpi agrees on errors before acting),
-  // so a collective finalize is safe and the job ends with status 2.
+}
+
+// Misuse only this rank knows of: end the whole job.
+[[noreturn]] void abort_job(MPI_Comm comm, const std::string& msg) {
+  print_error(msg);
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized != 0 && finalized == 0)
+    MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 2);
+  std::exit(2);
+}
+
+// Every rank of st->comm reports the same error at the same call: release
+// this handle's loops (collective, every rank is here), finalize, exit 2.
+[[noreturn]] void exit_together(CState* st, const std::string& msg) {
+  print_error(msg);
+  int world = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  // MPI_Finalize is collective over every process: when the handle's
+  // communicator is a part of the job, the other processes would not join.
+  if (st->size != world) MPI_Abort(st->user, 2);
+  st->loop.reset();
+  st->set.reset();
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized == 0) MPI_Finalize();
   std::exit(2);
 }
 
-CState* state_of(infoDLS* info, const char* fn) {
-  if (info == nullptr || info->state == nullptr) {
-    fail(std::string("lb4mpi: ") + fn + " called before DLS_Parameters_Setup");
-  }
-  return static_cast<CState*>(info->state);
+void check(CState* st, int rc, const char* what) {
+  if (rc != MPI_SUCCESS) abort_job(st->user, std::string("lb4mpi: ") + what + " failed");
 }
 
-template <class F>
-void guarded(F&& f) {
+using lb4mpi::detail::Hasher;
+
+// Collective over st->comm: `error` is this rank's validation result (empty:
+// fine), `hash` covers the arguments that must be equal on every rank. Returns
+// only when every rank is fine and the hashes agree; otherwise every rank
+// prints the same message and exits 2 (exit_together).
+void agree(CState* st, const std::string& fn, const std::string& error, std::uint64_t hash,
+           const std::string& what_must_match) {
   try {
-    f();
-  } catch (const std::exception& e) {
-    fail(e.what());
+    lb4mpi::detail::agree(st->comm, error, hash,
+                          "lb4mpi: " + fn + ": the ranks passed different " + what_must_match +
+                              "; every rank of the communicator must pass the same values");
+  } catch (const Error& e) {
+    exit_together(st, e.what());
   }
 }
+
+std::string take_pending() {
+  std::string e;
+  e.swap(g_pending);
+  return e;
+}
+
+void defer(const std::string& msg) {
+  if (g_pending.empty()) g_pending = msg;
+}
+
+CState* state_of(infoDLS* info, const char* fn) {
+  CState* st = registered(info);
+  if (st == nullptr) {
+    abort_job(MPI_COMM_WORLD,
+              std::string("lb4mpi: ") + fn +
+                  " called with a handle that DLS_Parameters_Setup did not initialize "
+                  "(or that DLS_Finalize released)");
+  }
+  return st;
+}
+
+// ------------------------------------------------------------------ conversions
+
+const char* const kValidMethods =
+    "valid: STATIC=0, SS=1, FSC=2, mFSC=3, GSS=4, TSS=5, FAC=7, WF=8, AWF=9, AWF_B=10, AWF_C=11, "
+    "AWF_D=12, "
+    "AWF_E=13, AF=14, LB4MPI_TAP=100, LB4MPI_FAC_PROB=101, LB4MPI_TFSS=102, LB4MPI_FISS=103, "
+    "LB4MPI_VISS=104, "
+    "LB4MPI_RND=105, LB4MPI_PLS=106";
 
 Technique technique_of(int method) {
   switch (method) {
-    case LB4MPI_TAP: return Technique::TAP;
-    case LB4MPI_FAC_PROB: return Technique::FAC;
-    case LB4MPI_TFSS: return Technique::TFSS;
-    case LB4MPI_FISS: return Technique::FISS;
-    case LB4MPI_VISS: return Technique::VISS;
-    case LB4MPI_RND: return Technique::RND;
-    case LB4MPI_PLS: return Technique::PLS;
-    default: break;
+    case STATIC:
+      return Technique::STATIC;
+    case SS:
+      return Technique::SS;
+    case FSC:
+      return Technique::FSC;
+    case mFSC:
+      return Technique::mFSC;
+    case GSS:
+      return Technique::GSS;
+    case TSS:
+      return Technique::TSS;
+    case FAC:
+      return Technique::FAC2;  // LB4MPI's practical factoring
+    case WF:
+      return Technique::WF;
+    case AWF:
+      return Technique::AWF;
+    case AWF_B:
+      return Technique::AWF_B;
+    case AWF_C:
+      return Technique::AWF_C;
+    case AWF_D:
+      return Technique::AWF_D;
+    case AWF_E:
+      return Technique::AWF_E;
+    case AF:
+      return Technique::AF;
+    case LB4MPI_TAP:
+      return Technique::TAP;
+    case LB4MPI_FAC_PROB:
+      return Technique::FAC;
+    case LB4MPI_TFSS:
+      return Technique::TFSS;
+    case LB4MPI_FISS:
+      return Technique::FISS;
+    case LB4MPI_VISS:
+      return Technique::VISS;
+    case LB4MPI_RND:
+      return Technique::RND;
+    case LB4MPI_PLS:
+      return Technique::PLS;
+    default:
+      break;
   }
-  try {
-    return lb4mpi::parse_technique(std::to_string(method));  // the `000` Table 4.1 ids
-  } catch (const Error&) {
-    throw Error("lb4mpi: unknown scheduling method " + std::to_string(method) +
-                "; valid: STATIC=0, SS=1, FSC=2, mFSC=3, GSS=4, TSS=5, FAC=7, WF=8, AWF=9, AWF_B=10, "
-                "AWF_C=11, AWF_D=12, AWF_E=13, AF=14, LB4MPI_TAP=100, LB4MPI_FAC_PROB=101, "
-                "LB4MPI_TFSS=102, LB4MPI_FISS=103, LB4MPI_VISS=104, LB4MPI_RND=105, LB4MPI_PLS=106");
+  std::string hint;
+  if (method == 6)
+    hint = " (6 is FAC in DLS4LB's DLS.h, whose ids from 6 on are one lower than lb4mpi's)";
+  throw Error("unknown scheduling method " + std::to_string(method) + hint + "; " + kValidMethods);
+}
+
+Mode mode_of(int c_mode) {
+  switch (c_mode) {
+    case DECENTRALIZED:
+      return Mode::Distributed;
+    case DECENTRALIZED_RMA:
+      return Mode::DistributedRMA;
+    default:
+      return Mode::Centralized;
   }
 }
 
-int to_int(Index v, const char* what) {
+int c_mode_of(Mode m) {
+  switch (m) {
+    case Mode::Distributed:
+      return DECENTRALIZED;
+    case Mode::DistributedRMA:
+      return DECENTRALIZED_RMA;
+    default:
+      return CENTRALIZED;
+  }
+}
+
+// Configure_Chunk_Calculation_Mode when it was called, else LB4MPI_MODE (read
+// by DLS_Parameters_Setup), else CENTRALIZED.
+Mode effective_mode(const CState* st) {
+  return g_mode == kNoMode ? st->base.mode : mode_of(g_mode);
+}
+
+int to_int(CState* st, Index v, const char* what) {
   if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min()) {
-    throw Error(std::string("lb4mpi: ") + what + " does not fit the C API's int; use the C++ API for 64-bit loops");
+    abort_job(st->user, std::string("lb4mpi: ") + what + " does not fit the C API's int");
   }
   return static_cast<int>(v);
+}
+
+// A loop [first, last] (inclusive bounds, as LB4MPI): "" when valid.
+std::string check_loop(const CState* st, int firstIter, int lastIter, int method, Technique& t,
+                       Options& opt, const std::string& which) {
+  try {
+    t = technique_of(method);
+  } catch (const Error& e) {
+    return which + e.what();
+  }
+  const Index n = static_cast<Index>(lastIter) - firstIter + 1;
+  if (n < 0) {
+    return which +
+           "lastIter must be >= firstIter - 1 (lastIter = firstIter - 1 is an empty loop), got "
+           "firstIter " +
+           std::to_string(firstIter) + " and lastIter " + std::to_string(lastIter);
+  }
+  if (n > std::numeric_limits<int>::max()) {
+    return which + "the loop has " + std::to_string(n) +
+           " iterations, more than the C API's int holds (at most " +
+           std::to_string(std::numeric_limits<int>::max()) + "); use the C++ API for 64-bit loops";
+  }
+  opt.technique = t;
+  try {
+    opt.params.validate(t, n, st->size);
+  } catch (const Error& e) {
+    return which + e.what();
+  }
+  return {};
+}
+
+template <class F>
+void or_abort(CState* st, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    abort_job(st->user, e.what());
+  }
+}
+
+// The options of DLS_Parameters_Setup on top of the environment's; throws Error.
+Options setup_options(int size, int rank, int numProcs, int requestWhen, int breakAfter,
+                      int minChunk, double h_overhead, double sigma, int nKNL, double Xeon_speed,
+                      double KNL_speed) {
+  Options o = Options::from_env();
+  if (numProcs != size) {
+    throw Error("numProcs is " + std::to_string(numProcs) + " on rank " + std::to_string(rank) +
+                ", but the communicator has " + std::to_string(size) +
+                " ranks; pass the communicator's size");
+  }
+  // Negative requestWhen / breakAfter and minChunk <= 0 keep the environment's
+  // value (LB4MPI_REQUEST_WHEN, ...) or lb4mpi's default.
+  if (requestWhen >= 0) o.request_when = requestWhen;
+  if (breakAfter >= 0) o.break_after = breakAfter;
+  if (minChunk > 0) o.params.min_chunk = minChunk;
+  o.params.h = h_overhead;
+  o.params.sigma = sigma;
+  if (nKNL < 0 || nKNL > size) {
+    throw Error("nKNL must be in 0.." + std::to_string(size) + " (the number of KNL ranks), got " +
+                std::to_string(nKNL));
+  }
+  if (nKNL > 0) {
+    // As LB4MPI: ranks 0 .. P-nKNL-1 are Xeons, the last nKNL ranks are KNLs;
+    // the speeds become WF's relative weights.
+    const bool xeons = nKNL < size;
+    if (!(std::isfinite(KNL_speed) && KNL_speed > 0.0)) {
+      throw Error("KNL_speed must be a positive number when nKNL > 0, got " +
+                  std::to_string(KNL_speed));
+    }
+    if (xeons && !(std::isfinite(Xeon_speed) && Xeon_speed > 0.0)) {
+      throw Error("Xeon_speed must be a positive number when nKNL < numProcs, got " +
+                  std::to_string(Xeon_speed));
+    }
+    o.params.weights.assign(static_cast<std::size_t>(size), Xeon_speed);
+    for (int r = size - nKNL; r < size; ++r)
+      o.params.weights[static_cast<std::size_t>(r)] = KNL_speed;
+  }
+  // What the runtime would refuse at the first loop, refused here already.
+  if (std::string e = lb4mpi::detail::check_options(o, size); !e.empty()) throw Error(e);
+  if (o.params.min_chunk < 1) {
+    throw Error("LB4MPI_MIN_CHUNK must be >= 1, got " + std::to_string(o.params.min_chunk));
+  }
+  return o;
+}
+
+// After DLS_EndLoop / DLS_EndMLoops: this rank's chunks it did not run.
+std::string dropped_error(const char* fn, const char* terminated_fn, int rank, Index dropped) {
+  if (dropped == 0) return {};
+  return std::string("lb4mpi: ") + fn + " was called on rank " + std::to_string(rank) + " before " +
+         terminated_fn + " returned 1; " + std::to_string(dropped) +
+         " iterations handed to it were not executed";
 }
 
 }  // namespace
@@ -97,181 +386,303 @@ extern "C" {
 
 void Configure_Chunk_Calculation_Mode(int mode) {
   if (mode != CENTRALIZED && mode != DECENTRALIZED && mode != DECENTRALIZED_RMA) {
-    fail("lb4mpi: Configure_Chunk_Calculation_Mode(" + std::to_string(mode) +
-         "): valid modes are CENTRALIZED (0), DECENTRALIZED (1), DECENTRALIZED_RMA (2)");
+    // Reported by the next collective call (DLS_Parameters_Setup, DLS_StartLoop, ...) on every
+    // rank.
+    defer("lb4mpi: Configure_Chunk_Calculation_Mode(" + std::to_string(mode) +
+          "): valid modes are CENTRALIZED (0), DECENTRALIZED (1), DECENTRALIZED_RMA (2)");
+    return;
   }
   g_mode = mode;
 }
 
-void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int requestWhen, int breakAfter,
-                          int minChunk, double h_overhead, double sigma, int nKNL, double Xeon_speed,
-                          double KNL_speed) {
-  if (info == nullptr) fail("lb4mpi: DLS_Parameters_Setup: info is NULL");
-  guarded([&] {
-    auto st = std::make_unique<CState>();
-    st->comm = icomm;
-    // Environment first (LB4MPI_MODE, tuning), then the explicit arguments.
-    st->options = lb4mpi::Options::from_env();
-    st->options.mode = g_mode == CENTRALIZED     ? lb4mpi::Mode::Centralized
-                       : g_mode == DECENTRALIZED ? lb4mpi::Mode::Distributed
-                                                 : lb4mpi::Mode::DistributedRMA;
-    int size = 0;
-    if (MPI_Comm_size(icomm, &size) != MPI_SUCCESS) throw Error("lb4mpi: DLS_Parameters_Setup: invalid communicator");
-    if (numProcs != size) {
-      throw Error("lb4mpi: DLS_Parameters_Setup: numProcs is " + std::to_string(numProcs) +
-                  " but the communicator has " + std::to_string(size) + " ranks");
-    }
-    st->options.request_when = requestWhen;
-    st->options.break_after = breakAfter;
-    st->options.params.min_chunk = minChunk > 0 ? minChunk : 1;
-    st->options.params.h = h_overhead;
-    st->options.params.sigma = sigma;
-    if (nKNL > 0) {
-      st->options.params.weights.assign(static_cast<std::size_t>(size), Xeon_speed);
-      for (int r = 0; r < nKNL && r < size; ++r) st->options.params.weights[static_cast<std::size_t>(r)] = KNL_speed;
-    }
-    st->num_loops = g_num_loops;
-    g_num_loops = 1;
-    info->state = st.release();
-  });
+int LB4MPI_Chunk_Calculation_Mode(infoDLS* info) {
+  const CState* st = registered(info);
+  return st == nullptr ? kNoMode : st->last_mode;
 }
 
-void DLS_NumLoops(infoDLS* /*info*/, int n) {
-  if (n < 1) fail("lb4mpi: DLS_NumLoops(" + std::to_string(n) + "): the number of loops must be >= 1");
-  g_num_loops = n;
+void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int requestWhen,
+                          int breakAfter, int minChunk, double h_overhead, double sigma, int nKNL,
+                          double Xeon_speed, double KNL_speed) {
+  if (info == nullptr) abort_job(icomm, "lb4mpi: DLS_Parameters_Setup: info is NULL");
+  if (icomm == MPI_COMM_NULL)
+    abort_job(MPI_COMM_WORLD, "lb4mpi: DLS_Parameters_Setup: the communicator is MPI_COMM_NULL");
+  auto st = std::make_unique<CState>();
+  st->user = icomm;
+  check(st.get(), MPI_Comm_dup(icomm, &st->comm), "DLS_Parameters_Setup: MPI_Comm_dup");
+  check(st.get(), MPI_Comm_rank(st->comm, &st->rank), "MPI_Comm_rank");
+  check(st.get(), MPI_Comm_size(st->comm, &st->size), "MPI_Comm_size");
+
+  std::string error = take_pending();
+  if (error.empty()) {
+    try {
+      st->base = setup_options(st->size, st->rank, numProcs, requestWhen, breakAfter, minChunk,
+                               h_overhead, sigma, nKNL, Xeon_speed, KNL_speed);
+    } catch (const std::exception& e) {
+      error = std::string("lb4mpi: DLS_Parameters_Setup: ") + e.what();
+    }
+  }
+  Hasher h;
+  h.add(numProcs)
+      .add(requestWhen)
+      .add(breakAfter)
+      .add(minChunk)
+      .add(h_overhead)
+      .add(sigma)
+      .add(nKNL);
+  h.add(Xeon_speed).add(KNL_speed).add(g_num_loops);
+  if (error.empty()) lb4mpi::detail::add_options(h, st->base);
+  agree(st.get(), "DLS_Parameters_Setup", error, h.value(),
+        "arguments (or LB4MPI_* environment variables, or DLS_NumLoops values)");
+
+  st->num_loops = g_num_loops;
+  g_num_loops = 1;
+  if (CState* old = registered(info)) {  // set up again without DLS_Finalize
+    unregister(old);
+    delete old;
+  }
+  live_states().push_back(st.get());
+  info->state = st.release();
+}
+
+void DLS_NumLoops(infoDLS* info, int n) {
+  if (n < 1) {
+    defer("lb4mpi: DLS_NumLoops(" + std::to_string(n) + "): the number of loops must be >= 1");
+    return;
+  }
+  if (CState* st = registered(
+          info)) {  // after DLS_Parameters_Setup: applies to this handle's next DLS_StartMLoops
+    if (st->set_active)
+      abort_job(st->user,
+                "lb4mpi: DLS_NumLoops called while loops are in flight (call DLS_EndMLoops first)");
+    st->num_loops = n;
+    return;
+  }
+  g_num_loops = n;  // before DLS_Parameters_Setup, as LB4MPI
+}
+
+void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
+  CState* st = state_of(info, "DLS_StartLoop");
+  const std::string fn = "DLS_StartLoop";
+  Options opt = st->base;
+  opt.mode = effective_mode(st);
+  Technique t = Technique::STATIC;
+  std::string error = take_pending();
+  if (error.empty() && st->loop_active)
+    error = "lb4mpi: DLS_StartLoop: the previous loop is still in flight (call DLS_EndLoop first)";
+  if (error.empty() && st->set_active)
+    error =
+        "lb4mpi: DLS_StartLoop: loops started by DLS_StartMLoops are still in flight (call "
+        "DLS_EndMLoops first)";
+  if (error.empty())
+    error = check_loop(st, firstIter, lastIter, method, t, opt, "lb4mpi: DLS_StartLoop: ");
+  Hasher h;
+  h.add(firstIter).add(lastIter).add(method).add(opt.mode);
+  agree(st, fn, error, h.value(),
+        "arguments (firstIter, lastIter, method) or chunk-calculation modes");
+
+  const Index first = firstIter;
+  const Index last = static_cast<Index>(lastIter) + 1;  // inclusive bounds, as LB4MPI
+  or_abort(st, [&] {
+    if (st->loop && st->loop_technique == t && st->loop_mode == opt.mode) {
+      st->loop->restart(first, last);  // the next time step: keeps what the technique learned
+    } else {
+      st->loop.reset();
+      st->loop = std::make_unique<lb4mpi::Loop>(st->user, first, last, opt);
+      st->loop_technique = t;
+      st->loop_mode = opt.mode;
+    }
+  });
+  st->loop_active = true;
+  st->current.reset();
+  st->terminated = false;
+  st->last = last;
+  st->last_mode = c_mode_of(opt.mode);
+}
+
+int DLS_Terminated(infoDLS* info) {
+  CState* st = state_of(info, "DLS_Terminated");
+  if (!st->loop_active)
+    abort_job(st->user, "lb4mpi: DLS_Terminated called outside DLS_StartLoop ... DLS_EndLoop");
+  if (!st->current && !st->terminated) {
+    or_abort(st, [&] {
+      st->current = st->loop->next();
+      st->terminated = !st->current.has_value();
+    });
+  }
+  return st->terminated ? 1 : 0;
+}
+
+void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize) {
+  CState* st = state_of(info, "DLS_StartChunk");
+  if (chunkStart == nullptr || chunkSize == nullptr) {
+    abort_job(st->user, "lb4mpi: DLS_StartChunk: chunkStart and chunkSize must not be NULL");
+  }
+  if (st->set_active) {
+    std::optional<Chunk> c;
+    or_abort(st, [&] { c = st->set->next(st->target); });
+    *chunkStart = c ? to_int(st, c->begin, "the chunk start") : 0;
+    *chunkSize = c ? to_int(st, c->size, "the chunk size") : 0;
+    return;
+  }
+  if (!st->loop_active)
+    abort_job(st->user, "lb4mpi: DLS_StartChunk called outside DLS_StartLoop ... DLS_EndLoop");
+  if (!st->current && !st->terminated) {
+    or_abort(st, [&] {
+      st->current = st->loop->next();
+      st->terminated = !st->current.has_value();
+    });
+  }
+  if (st->current) {
+    *chunkStart = to_int(st, st->current->begin, "the chunk start");
+    *chunkSize = to_int(st, st->current->size, "the chunk size");
+  } else {
+    *chunkStart = static_cast<int>(std::min<Index>(st->last, std::numeric_limits<int>::max()));
+    *chunkSize = 0;
+  }
+  st->current.reset();
+}
+
+void DLS_EndChunk(infoDLS* info) {
+  CState* st = state_of(info, "DLS_EndChunk");
+  if (st->set_active) {
+    or_abort(st, [&] { st->set->end_chunk(); });
+    return;
+  }
+  if (!st->loop_active)
+    abort_job(st->user, "lb4mpi: DLS_EndChunk called outside DLS_StartLoop ... DLS_EndLoop");
+  or_abort(st, [&] { st->loop->end_chunk(); });
+}
+
+void LB4MPI_EndChunk3(infoDLS* info, int* /*nIter*/, double* /*workTime*/) { DLS_EndChunk(info); }
+
+void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime) {
+  CState* st = state_of(info, "DLS_EndLoop");
+  // Without a loop in flight on this rank, the others (in the loop's
+  // protocol) cannot be told: nothing collective is safe.
+  if (!st->loop_active) abort_job(st->user, "lb4mpi: DLS_EndLoop called without DLS_StartLoop");
+  Index dropped = 0;
+  lb4mpi::Report r;
+  or_abort(st, [&] {
+    // A rank that ends early still takes part in the protocol, so that no
+    // other rank hangs; what it had not run is reported below on every rank.
+    if (st->current) dropped += st->current->size;
+    st->current.reset();
+    if (!st->terminated) {
+      while (const std::optional<Chunk> c = st->loop->next()) dropped += c->size;
+      st->terminated = true;
+    }
+    r = st->loop->finish();
+  });
+  st->loop_active = false;
+  agree(st, "DLS_EndLoop", dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped), 0,
+        "");
+  const lb4mpi::RankReport& mine = r.ranks[static_cast<std::size_t>(st->rank)];
+  if (nIter != nullptr) *nIter = to_int(st, mine.iterations, "the iteration count");
+  if (workTime != nullptr) *workTime = mine.work_time;
 }
 
 void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths) {
   CState* st = state_of(info, "DLS_StartMLoops");
-  guarded([&] {
-    if (firstIters == nullptr || lastIters == nullptr || imeths == nullptr) {
-      throw Error("lb4mpi: DLS_StartMLoops: NULL array");
+  const int n = st->num_loops;
+  const Mode mode = effective_mode(st);
+  std::vector<lb4mpi::LoopSpec> specs(static_cast<std::size_t>(n));
+  std::vector<Technique> techniques(static_cast<std::size_t>(n), Technique::STATIC);
+  std::string error = take_pending();
+  if (error.empty() && st->loop_active)
+    error =
+        "lb4mpi: DLS_StartMLoops: a loop started by DLS_StartLoop is still in flight (call "
+        "DLS_EndLoop first)";
+  if (error.empty() && st->set_active)
+    error =
+        "lb4mpi: DLS_StartMLoops: the previous loops are still in flight (call DLS_EndMLoops "
+        "first)";
+  if (error.empty() && (firstIters == nullptr || lastIters == nullptr || imeths == nullptr)) {
+    error = "lb4mpi: DLS_StartMLoops: firstIters, lastIters and imeths must not be NULL";
+  }
+  Hasher h;
+  h.add(n).add(mode);
+  for (int l = 0; l < n && error.empty(); ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    specs[i].options = st->base;
+    specs[i].options.mode = mode;
+    error = check_loop(st, firstIters[l], lastIters[l], imeths[l], techniques[i], specs[i].options,
+                       "lb4mpi: DLS_StartMLoops: loop " + std::to_string(l) + ": ");
+    specs[i].first = firstIters[l];
+    specs[i].last = static_cast<Index>(lastIters[l]) + 1;  // inclusive bounds, as LB4MPI
+    h.add(firstIters[l]).add(lastIters[l]).add(imeths[l]);
+  }
+  agree(st, "DLS_StartMLoops", error, h.value(),
+        "arguments (firstIters, lastIters, imeths), numbers of loops (DLS_NumLoops) or "
+        "chunk-calculation modes");
+
+  or_abort(st, [&] {
+    if (st->set && st->set_techniques == techniques && st->set_mode == mode) {
+      std::vector<std::pair<Index, Index>> ranges;
+      ranges.reserve(specs.size());
+      for (const auto& s : specs) ranges.emplace_back(s.first, s.last);
+      st->set->restart(ranges);  // the next time step: keeps what the techniques learned
+    } else {
+      st->set.reset();
+      st->set = std::make_unique<lb4mpi::LoopSet>(st->user, specs);
+      st->set_techniques = techniques;
+      st->set_mode = mode;
     }
-    std::vector<lb4mpi::LoopSpec> specs;
-    for (int l = 0; l < st->num_loops; ++l) {
-      lb4mpi::LoopSpec s;
-      s.first = firstIters[l];
-      s.last = static_cast<Index>(lastIters[l]) + 1;  // inclusive bounds, as LB4MPI
-      s.options = st->options;
-      s.options.technique = technique_of(imeths[l]);
-      specs.push_back(s);
-    }
-    st->target = 0;
-    st->set = std::make_unique<lb4mpi::LoopSet>(st->comm, specs);
   });
+  st->set_active = true;
+  st->target = 0;
+  st->last_mode = c_mode_of(mode);
 }
 
 int DLS_MTerminated(infoDLS* info) {
   CState* st = state_of(info, "DLS_MTerminated");
-  if (!st->set) return DLS_Terminated(info);  // one loop at a time, as LB4MPI
-  int done = 0;
-  guarded([&] { done = st->set->terminated() ? 1 : 0; });
-  return done;
+  if (!st->set_active) {
+    if (st->loop_active) return DLS_Terminated(info);  // one loop at a time, as LB4MPI
+    abort_job(st->user, "lb4mpi: DLS_MTerminated called outside DLS_StartMLoops ... DLS_EndMLoops");
+  }
+  bool done = false;
+  or_abort(st, [&] { done = st->set->terminated(); });
+  return done ? 1 : 0;
 }
 
 void DLS_TargetLoop(infoDLS* info, int loop) {
   CState* st = state_of(info, "DLS_TargetLoop");
-  if (loop < 0 || loop >= st->num_loops) {
-    fail("lb4mpi: DLS_TargetLoop(" + std::to_string(loop) + "): valid loops are 0.." +
-         std::to_string(st->num_loops - 1));
+  const int n = st->set_active ? st->set->size() : st->num_loops;
+  if (loop < 0 || loop >= n) {
+    abort_job(st->user, "lb4mpi: DLS_TargetLoop(" + std::to_string(loop) +
+                            "): valid loops are 0.." + std::to_string(n - 1) +
+                            " (DLS_NumLoops set " + std::to_string(n) + ")");
   }
   st->target = loop;
 }
 
 void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime) {
   CState* st = state_of(info, "DLS_EndMLoops");
-  if (!st->set) fail("lb4mpi: DLS_EndMLoops called without DLS_StartMLoops");
-  guarded([&] {
-    const std::vector<lb4mpi::Report> reports = st->set->finish();
-    int rank = 0;
-    MPI_Comm_rank(st->comm, &rank);
-    for (std::size_t l = 0; l < reports.size(); ++l) {
-      const lb4mpi::RankReport& mine = reports[l].ranks[static_cast<std::size_t>(rank)];
-      if (niters != nullptr) niters[l] = to_int(mine.iterations, "the iteration count");
-      if (worktime != nullptr) worktime[l] = mine.work_time;
+  if (!st->set_active) abort_job(st->user, "lb4mpi: DLS_EndMLoops called without DLS_StartMLoops");
+  Index dropped = 0;
+  std::vector<lb4mpi::Report> reports;
+  or_abort(st, [&] {
+    while (!st->set->terminated()) {
+      for (int l = 0; l < st->set->size(); ++l) {
+        if (const std::optional<Chunk> c = st->set->next(l)) dropped += c->size;
+      }
     }
-    st->set.reset();
+    reports = st->set->finish();
   });
-}
-
-void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
-  CState* st = state_of(info, "DLS_StartLoop");
-  guarded([&] {
-    st->options.technique = technique_of(method);
-    st->first = firstIter;
-    st->last = static_cast<Index>(lastIter) + 1;  // inclusive bounds, as LB4MPI
-    st->current.reset();
-    st->terminated = false;
-    st->loop = std::make_unique<lb4mpi::Loop>(st->comm, st->first, st->last, st->options);
-  });
-}
-
-int DLS_Terminated(infoDLS* info) {
-  CState* st = state_of(info, "DLS_Terminated");
-  if (!st->loop) fail("lb4mpi: DLS_Terminated called outside DLS_StartLoop ... DLS_EndLoop");
-  guarded([&] {
-    if (!st->current && !st->terminated) {
-      st->current = st->loop->next();
-      st->terminated = !st->current.has_value();
-    }
-  });
-  return st->terminated ? 1 : 0;
-}
-
-void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize) {
-  CState* st = state_of(info, "DLS_StartChunk");
-  if (st->set) {
-    guarded([&] {
-      const std::optional<Chunk> c = st->set->next(st->target);
-      *chunkStart = c ? to_int(c->begin, "the chunk start") : 0;
-      *chunkSize = c ? to_int(c->size, "the chunk size") : 0;
-    });
-    return;
+  st->set_active = false;
+  agree(st, "DLS_EndMLoops", dropped_error("DLS_EndMLoops", "DLS_MTerminated", st->rank, dropped),
+        0, "");
+  for (std::size_t l = 0; l < reports.size(); ++l) {
+    const lb4mpi::RankReport& mine = reports[l].ranks[static_cast<std::size_t>(st->rank)];
+    if (niters != nullptr) niters[l] = to_int(st, mine.iterations, "the iteration count");
+    if (worktime != nullptr) worktime[l] = mine.work_time;
   }
-  if (!st->loop) fail("lb4mpi: DLS_StartChunk called outside DLS_StartLoop ... DLS_EndLoop");
-  guarded([&] {
-    if (!st->current && !st->terminated) {
-      st->current = st->loop->next();
-      st->terminated = !st->current.has_value();
-    }
-    if (st->current) {
-      *chunkStart = to_int(st->current->begin, "the chunk start");
-      *chunkSize = to_int(st->current->size, "the chunk size");
-    } else {
-      *chunkStart = to_int(st->last, "the loop end");
-      *chunkSize = 0;
-    }
-    st->current.reset();
-  });
-}
-
-void DLS_EndChunk(infoDLS* info) {
-  CState* st = state_of(info, "DLS_EndChunk");
-  if (st->set) {
-    guarded([&] { st->set->end_chunk(); });
-    return;
-  }
-  if (!st->loop) fail("lb4mpi: DLS_EndChunk called outside DLS_StartLoop ... DLS_EndLoop");
-  guarded([&] { st->loop->end_chunk(); });
-}
-
-void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime) {
-  CState* st = state_of(info, "DLS_EndLoop");
-  if (!st->loop) fail("lb4mpi: DLS_EndLoop called without DLS_StartLoop");
-  guarded([&] {
-    const lb4mpi::Report r = st->loop->finish();
-    int rank = 0;
-    MPI_Comm_rank(st->comm, &rank);
-    const lb4mpi::RankReport& mine = r.ranks[static_cast<std::size_t>(rank)];
-    if (nIter != nullptr) *nIter = to_int(mine.iterations, "the iteration count");
-    if (workTime != nullptr) *workTime = mine.work_time;
-    st->loop.reset();
-  });
 }
 
 void DLS_Finalize(infoDLS* info) {
-  if (info == nullptr || info->state == nullptr) return;
-  delete static_cast<CState*>(info->state);
+  CState* st = registered(info);
+  if (st == nullptr) return;
+  unregister(st);
+  delete st;
   info->state = nullptr;
 }
 

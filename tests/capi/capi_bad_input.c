@@ -1,0 +1,89 @@
+/* Bad input through the C API. Every case must end the job with status 2 and
+ * a message naming the problem — on every rank when the error is in a
+ * collective call, on the misusing rank otherwise — and never hang. The test
+ * driver (lb4mpi_add_mpi_failure_test) checks the exit code and counts the
+ * messages; reaching the end of main() is a failure (exit 0 is rejected).
+ *
+ *   capi_bad_input <case>, case one of:
+ *     range          DLS_StartLoop with firstIter 10 > lastIter 5
+ *     param          FSC with h_overhead = -1
+ *     knl            nKNL > numProcs
+ *     numprocs       numProcs wrong on rank 1 only
+ *     mismatch       rank 1 passes another method to DLS_StartLoop
+ *     mismatch_setup the last rank passes another minChunk to DLS_Parameters_Setup
+ *     mode           Configure_Chunk_Calculation_Mode(5), reported by DLS_StartLoop
+ *     env            (LB4MPI_MODE set to a bad value by the driver)
+ *     mloops         an unknown method for loop 1 of DLS_StartMLoops
+ *     endloop_early  rank 1 calls DLS_EndLoop before DLS_Terminated returned 1
+ *     target         rank 1 alone calls DLS_TargetLoop(5) with 2 loops (local: MPI_Abort) */
+#include <lb4mpi/lb4mpi.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static void drain(infoDLS* info) {
+  int start = 0, size = 0;
+  while (!DLS_Terminated(info)) {
+    DLS_StartChunk(info, &start, &size);
+    DLS_EndChunk(info);
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int numProcs = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &numProcs);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char* c = argc >= 2 ? argv[1] : "";
+  const int last = numProcs - 1;
+  infoDLS info;
+  int nIter = 0;
+  double workTime = 0.0;
+
+  int procs = numProcs;
+  if (strcmp(c, "numprocs") == 0 && rank == 1) procs = numProcs + 1;
+  int minChunk = 1;
+  if (strcmp(c, "mismatch_setup") == 0 && rank == last) minChunk = 2;
+  double h = 0.013716;
+  if (strcmp(c, "param") == 0) h = -1.0;
+  int nKNL = 0;
+  if (strcmp(c, "knl") == 0) nKNL = numProcs + 1;
+  if (strcmp(c, "mloops") == 0 || strcmp(c, "target") == 0) DLS_NumLoops(&info, 2);
+  if (strcmp(c, "mode") == 0) Configure_Chunk_Calculation_Mode(5);
+
+  DLS_Parameters_Setup(MPI_COMM_WORLD, &info, procs, -1, -1, minChunk, h, 0.0605, nKNL, 1.0, 2.0);
+
+  if (strcmp(c, "range") == 0) DLS_StartLoop(&info, 10, 5, GSS);
+  if (strcmp(c, "param") == 0) DLS_StartLoop(&info, 0, 999, FSC);
+  if (strcmp(c, "mismatch") == 0) DLS_StartLoop(&info, 0, 999, rank == 1 ? GSS : FAC);
+  if (strcmp(c, "mode") == 0) DLS_StartLoop(&info, 0, 999, GSS);
+  if (strcmp(c, "mloops") == 0) {
+    int firsts[2] = {0, 0}, lasts[2] = {99, 99}, methods[2] = {GSS, 42};
+    DLS_StartMLoops(&info, firsts, lasts, methods);
+  }
+  if (strcmp(c, "endloop_early") == 0) {
+    DLS_StartLoop(&info, 0, 999, SS);
+    if (rank != 1) drain(&info);
+    DLS_EndLoop(&info, &nIter, &workTime);
+  }
+  if (strcmp(c, "target") == 0) {
+    int firsts[2] = {0, 0}, lasts[2] = {99, 99}, methods[2] = {GSS, FAC};
+    DLS_StartMLoops(&info, firsts, lasts, methods);
+    int start = 0, size = 0;
+    while (!DLS_MTerminated(&info)) {
+      for (int l = 0; l < 2; ++l) {
+        DLS_TargetLoop(&info, rank == 1 ? 5 : l);
+        DLS_StartChunk(&info, &start, &size);
+        DLS_EndChunk(&info);
+      }
+    }
+    int nIters[2];
+    double workTimes[2];
+    DLS_EndMLoops(&info, nIters, workTimes);
+  }
+  /* Still here: the bad input was not detected (the driver rejects exit 0 too). */
+  if (rank == 0) printf("case '%s': no error was reported\n", c);
+  DLS_Finalize(&info);
+  MPI_Finalize();
+  return 3;
+}
