@@ -319,10 +319,14 @@ def cmd_handout(args) -> int:
                 wall = median([o["wall_s"] for o in runs])
                 # share of chunks the coordinator (rank 0) took itself
                 own = median([o["chunks_per_rank"][0] / o["chunks"] for o in runs if o["chunks"]])
+                # chunks served to the other ranks (the workers) per second of T_par
+                wps = median([(o["chunks"] - o["chunks_per_rank"][0]) / o["t_par_s"] for o in runs
+                              if o["t_par_s"] > 0])
                 rows.append([mode, str(p), str(len(runs)), fmt(t, scale=1e3), fmt(wall, scale=1e3), fmt(ns),
-                             fmt(cps, scale=1e-6), f"{own * 100:.0f}" if own is not None else "—"])
+                             fmt(cps, scale=1e-6), fmt(wps, scale=1e-6),
+                             f"{own * 100:.0f}" if own is not None else "—"])
         rep.add(table(["mode", "P", "runs", "T_par [ms]", "wall [ms]", "ns / chunk", "M chunks / s",
-                       "rank 0's share [%]"], rows))
+                       "M chunks / s to workers", "rank 0's share [%]"], rows))
         rep.add()
         rows = []
         for bench, what in (("fetch_and_op", "MPI_Fetch_and_op + MPI_Win_flush"),

@@ -203,15 +203,18 @@ Executor::Poll Executor::try_next(Chunk& piece) {
 
 Report Executor::finish() {
   // A rank that stops early still takes part in the protocol, so that no
-  // other rank hangs; the iterations it dropped are reported as an error.
+  // other rank hangs; the iterations it dropped are not counted as executed
+  // and are reported as an error on every rank.
   while (!drained_) {
     if (auto c = next()) dropped_ += c->size;
   }
+  mine_.iterations -= dropped_;
   struct Row {
     RankReport r;
     double exit;
+    Index dropped;
   };
-  Row row{mine_, exit_time_};
+  Row row{mine_, exit_time_, dropped_};
   std::vector<Row> rows(static_cast<std::size_t>(size_));
   check_mpi(MPI_Allgather(&row, sizeof(Row), MPI_BYTE, rows.data(), sizeof(Row), MPI_BYTE, comm_),
             "MPI_Allgather");
@@ -221,15 +224,21 @@ Report Executor::finish() {
   report.first = first_;
   report.last = first_ + n_;
   report.ranks.reserve(rows.size());
-  for (const Row& x : rows) {
+  Index dropped = 0;
+  int dropper = -1;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const Row& x = rows[r];
     report.ranks.push_back(x.r);
     report.t_par = std::max(report.t_par, x.exit);
+    if (x.dropped > 0 && dropper < 0) dropper = static_cast<int>(r);
+    dropped += x.dropped;
   }
   on_finish(report);
   recorder_.flush(comm_, rank_, options_.technique, options_.mode);
-  if (dropped_ > 0) {
-    throw Error("lb4mpi: finish() was called on rank " + std::to_string(rank_) + " before next() returned no chunk; " +
-                std::to_string(dropped_) + " iterations handed to it were not executed");
+  if (dropped > 0) {
+    throw Error("lb4mpi: finish() was called on rank " + std::to_string(dropper) +
+                " before next() returned no chunk; " + std::to_string(dropped) + " of the loop's " +
+                std::to_string(n_) + " iterations were handed out but not executed");
   }
   return report;
 }
