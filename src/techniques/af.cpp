@@ -21,13 +21,17 @@ class AfRule final : public ChunkRule {
 
   // `001` Eq. 11: D = sum_p sigma_p^2/mu_p, E = (sum_p 1/mu_p)^-1,
   //   K = (D + 2 E R - sqrt(D^2 + 4 D E R)) / (2 mu_r),   chunk floor(K + 0.55).
-  // Evaluated as K = 2 E^2 R^2 / (mu_r (D + 2 E R + sqrt(D^2 + 4 D E R))),
-  // the same value without the cancellation of the difference. D and E come
-  // from the table in O(1). A rank that has not measured a chunk yet gets
-  // min_chunk; ranks without figures count as the slowest measured rank.
+  // Rationalized, K = 2 E^2 R^2 / (mu_r (D + 2 E R + sqrt(D^2 + 4 D E R))):
+  // the same value without the cancellation of the difference, which loses
+  // whole iterations when D / mu_r is huge (chunk means that differ a lot
+  // over long chunks). With s = sum_p 1/mu_p = 1/E and u = s D this is
+  //   K = 2 R^2 / (mu_r s (u + 2 R + sqrt(u (u + 4 R)))),
+  // one division and one square root. D and s come from the table in O(1).
+  // A rank that has not measured a chunk yet gets min_chunk; ranks without
+  // figures count as the slowest measured rank.
   Index next(const StepContext& ctx) override { return evaluate(share(ctx)); }
 
-  // The coordinator's part (O(1)): R_i, D, E and the rank's mu.
+  // The coordinator's part (O(1)): R_i, D, s = 1/E and the rank's mu.
   SharedInputs share(const StepContext& ctx) override {
     SharedInputs in;
     in.remaining = ctx.remaining;
@@ -35,7 +39,7 @@ class AfRule final : public ChunkRule {
     in.measured = perf != nullptr && perf->ranks() == p_ && perf->measured(ctx.rank);
     if (in.measured) {
       in.a = perf->sum_sigma2_over_mu();
-      in.b = 1.0 / perf->sum_inv_mu();
+      in.b = perf->sum_inv_mu();
       in.c = perf->effective_mu(ctx.rank);
     }
     return in;
@@ -44,9 +48,9 @@ class AfRule final : public ChunkRule {
   // The executing rank's part: Eq. 11 itself.
   [[nodiscard]] Index evaluate(const SharedInputs& in) const override {
     if (!in.measured) return min_chunk_;
-    const double d = in.a;
-    const double er = in.b * static_cast<double>(in.remaining);
-    const double k = 2.0 * er * er / (in.c * (d + 2.0 * er + std::sqrt(d * d + 4.0 * d * er)));
+    const double r = static_cast<double>(in.remaining);
+    const double u = in.b * in.a;  // s D = D / E
+    const double k = 2.0 * r * r / (in.c * in.b * (u + 2.0 * r + std::sqrt(u * (u + 4.0 * r))));
     return std::min(cap_, round55_to_index(k));
   }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "math.hpp"
+
 namespace lb4mpi {
 
 Index ChunkRule::closed(Index /*step*/) const {
@@ -28,13 +30,53 @@ ChunkCalculator::ChunkCalculator(Technique t, LoopShape shape, TechniqueParams p
   params_.validate(t, shape_.n, shape_.p);
   rule_ = make_rule(t, shape_, params_);
   perf_ = PerfTable(shape_.p);
+  unbounded_ = t == Technique::STATIC;
+  plan_capped_closed_form();
 }
 
-// max(raw, min_chunk), then at most max_chunk when one is set, and >= 1.
-Index ChunkCalculator::bound(Index raw) const {
-  Index size = std::max(raw, params_.min_chunk);
-  if (params_.max_chunk > 0) size = std::min(size, params_.max_chunk);
-  return std::max<Index>(size, 1);
+// The closed form under a maximum chunk M (see closed_size and
+// docs/TECHNIQUES.md). peak(L) is the largest size of the technique's closed
+// form over a loop of L iterations; it grows with L. s* is the smallest s with
+// s M >= N or peak(N - s M) <= M: the first step at which the technique,
+// restarted on what is left, is no longer cut by the cap. Binary search over
+// [0, ceil(N/M)]; every probe builds the rule for a smaller loop (O(1) for
+// all shrinking techniques but FAC, whose replay is O(batches)).
+void ChunkCalculator::plan_capped_closed_form() {
+  const Index cap = params_.max_chunk;
+  if (cap <= 0 || !info(technique_).has_closed_form) return;
+  if (rule_->closed_peak() <= cap) return;  // 0: not a shrinking technique
+  const Index n = shape_.n;
+  if (n <= 0) return;
+  const auto left_after = [&](Index steps) {
+    const Index covered = detail::mul_sat(steps, cap);
+    return covered >= n ? Index{0} : n - covered;
+  };
+  const auto uncut = [&](Index steps) {
+    const Index left = left_after(steps);
+    return left == 0 || make_rule(technique_, {left, shape_.p}, params_)->closed_peak() <= cap;
+  };
+  Index lo = 0;                          // uncut(lo) is false
+  Index hi = detail::ceil_div(n, cap);   // uncut(hi) is true
+  while (hi - lo > 1) {
+    const Index mid = lo + (hi - lo) / 2;
+    (uncut(mid) ? hi : lo) = mid;
+  }
+  Index steps = hi;
+  // Batched techniques: the technique's own batches start on a multiple of P.
+  if (info(technique_).batched) steps = detail::ceil_div(steps, shape_.p) * shape_.p;
+  capped_steps_ = steps;
+  const Index left = left_after(steps);
+  if (left > 0) tail_rule_ = make_rule(technique_, {left, shape_.p}, params_);
+  // TSS and TFSS depend on the step only (Eq. 6 / 8): their recursive form is
+  // the closed sequence, and stays so under the cap.
+  capped_recursive_ = technique_ == Technique::TSS || technique_ == Technique::TFSS;
+}
+
+// The raw closed-form size of `step`, with the capped prefix when planned.
+Index ChunkCalculator::closed_raw(Index step) const {
+  if (capped_steps_ == 0) return rule_->closed(step);
+  if (step < capped_steps_ || !tail_rule_) return params_.max_chunk;
+  return tail_rule_->closed(step - capped_steps_);
 }
 
 std::optional<Chunk> ChunkCalculator::next(int rank) {
@@ -45,7 +87,8 @@ std::optional<Chunk> ChunkCalculator::next(int rank) {
                 ")");
   }
   const StepContext ctx{step_, left, rank, &perf_};
-  const Index size = std::min(bound(rule_->next(ctx)), left);
+  const Index raw = capped_recursive_ ? closed_raw(step_) : rule_->next(ctx);
+  const Index size = std::min(bound(raw), left);
   const Chunk chunk{scheduled_, size};
   scheduled_ += size;
   ++step_;
@@ -106,7 +149,7 @@ Index ChunkCalculator::closed_size(Index step) const {
                 "use the recursive form");
   }
   if (step < 0) throw Error("step must be >= 0, got " + std::to_string(step));
-  return bound(rule_->closed(step));
+  return bound(closed_raw(step));
 }
 
 std::optional<Chunk> ChunkCalculator::closed_chunk(Index step, Index scheduled) const {
@@ -118,6 +161,7 @@ std::optional<Chunk> ChunkCalculator::closed_chunk(Index step, Index scheduled) 
 void ChunkCalculator::record(const ChunkTiming& timing) {
   switch (technique_) {
     case Technique::AWF:  // weights from whole time steps, not from chunks
+    case Technique::AF:   // mu and sigma only: AF has no weights
       perf_.record_unweighted(timing);
       break;
     case Technique::AWF_D:

@@ -43,6 +43,9 @@ class FacRule final : public ChunkRule {
     return chunk;
   }
 
+  // Chunks never grow from batch to batch (see replay): batch 0 is the largest.
+  [[nodiscard]] Index closed_peak() const override { return closed(0); }
+
   void restart() override { current_ = 0; }
 
  private:

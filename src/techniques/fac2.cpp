@@ -28,6 +28,9 @@ class Fac2Rule final : public ChunkRule {
     return ceil_to_index(std::ldexp(share, -static_cast<int>(batch + 1)));
   }
 
+  // Shrinking: batch 0 is the largest.
+  [[nodiscard]] Index closed_peak() const override { return closed(0); }
+
   void restart() override { current_ = 0; }
 
  private:

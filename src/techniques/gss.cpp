@@ -14,6 +14,8 @@ class GssRule final : public ChunkRule {
   [[nodiscard]] Index closed(Index step) const override {
     return gss_closed(shape_.n, shape_.p, step);
   }
+  // Shrinking: the first chunk is the largest.
+  [[nodiscard]] Index closed_peak() const override { return closed(0); }
 
  private:
   LoopShape shape_;

@@ -40,11 +40,14 @@ inline Index trunc_to_index(double x) {
   if (x >= static_cast<double>(kMaxIterations)) return kMaxIterations;
   return static_cast<Index>(x);
 }
-inline Index floor_to_index(double x) { return trunc_to_index(std::floor(x)); }
+/// floor(x) as an Index in [0, kMaxIterations]: for x > 0 floor and
+/// truncation agree, and trunc_to_index maps everything else to 0, so no
+/// std::floor call is needed.
+inline Index floor_to_index(double x) { return trunc_to_index(x); }
 inline Index ceil_to_index(double x) { return trunc_to_index(std::ceil(x)); }
 
 /// floor(x + 0.55): the rounding the original LB4MPI uses for AF and AWF-B..E.
-inline Index round55_to_index(double x) { return trunc_to_index(std::floor(x + 0.55)); }
+inline Index round55_to_index(double x) { return floor_to_index(x + 0.55); }
 
 /// splitmix64 finalizer: a bijective 64-bit mix with good avalanche.
 constexpr std::uint64_t mix64(std::uint64_t z) {

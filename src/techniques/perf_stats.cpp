@@ -41,38 +41,46 @@ RankStats& PerfTable::checked(int r) {
   return stats_[static_cast<std::size_t>(r)];
 }
 
-// West's weighted incremental variance: the chunk mean m = t/n with weight n.
-void PerfTable::add_chunk(RankStats& s, const ChunkTiming& t, double work_time) {
+// West's weighted incremental variance: the chunk mean m = t/n with weight n,
+//   m2 += n (m - mean_before) (m - mean_after) = n (m - mean_before)^2 W_before / W_after
+//       = (t - n mean_before)^2 W_before / (n W_after)
+// (W the iterations; mean_after - mean_before = (m - mean_before) n / W_after).
+// The mean before the chunk is read back from the rank's terms. The
+// divisions (W_before / (n W_after), t / n, and those of update_af) depend
+// only on the sizes and times, not on each other, so they overlap.
+void PerfTable::add_chunk(int r, const ChunkTiming& t, double work_time) {
+  RankStats& s = stats_[static_cast<std::size_t>(r)];
+  const Terms& terms = terms_[static_cast<std::size_t>(r)];
   const double n = static_cast<double>(t.size);
-  const double m = work_time / n;
-  const double mean_before = s.mu();
+  const double mean_before = terms.af ? terms.mean : 0.0;  // == s.mu() (0 without chunks)
+  const double w_before = static_cast<double>(s.iterations);
   s.chunks += 1;
   s.iterations += t.size;
   s.work_time += work_time;
-  s.sum_n_mean_sq += n * m * m;
-  const double mean_after = s.mu();
-  s.m2 += n * (m - mean_before) * (m - mean_after);
+  s.sum_n_mean_sq += work_time * (work_time / n);  // n m^2
+  const double w_after = static_cast<double>(s.iterations);
+  const double e = work_time - n * mean_before;   // n (m - mean_before)
+  s.m2 += e * e * (w_before / (n * w_after));
+  update_af(r, s.work_time / w_after);  // == s.mu()
 }
 
 void PerfTable::record(const ChunkTiming& t, bool use_elapsed) {
   RankStats& s = checked(t.rank);
   if (t.size <= 0) return;
   const double work = sane_time(t.work_time);
-  add_chunk(s, t, work);
+  add_chunk(t.rank, t, work);
   // `003` Appendix B: measurement k of the rank weighs k.
   const double ordinal = static_cast<double>(++s.weighted_count);
   s.weighted_time += ordinal * (use_elapsed ? sane_time(t.elapsed_time) : work);
   s.weighted_size += ordinal * static_cast<double>(t.size);
-  update_af(t.rank);
   update_weighted(t.rank);
   note_update();
 }
 
 void PerfTable::record_unweighted(const ChunkTiming& t) {
-  RankStats& s = checked(t.rank);
+  checked(t.rank);
   if (t.size <= 0) return;
-  add_chunk(s, t, sane_time(t.work_time));
-  update_af(t.rank);
+  add_chunk(t.rank, t, sane_time(t.work_time));
   note_update();
 }
 
@@ -89,15 +97,15 @@ void PerfTable::record_time_step(int rank, Index iterations, double time) {
 
 bool PerfTable::all_reported() const { return af_.count == ranks(); }
 
-bool PerfTable::measured(int r) const { return terms_.at(static_cast<std::size_t>(r)).af; }
-
-bool PerfTable::has_weighted_performance(int r) const {
-  return terms_.at(static_cast<std::size_t>(r)).weighted;
-}
-
 // ---- incremental aggregates ----------------------------------------------
 
-void PerfTable::update_af(int r) {
+void PerfTable::update_af(int r) { update_af(r, stats_[static_cast<std::size_t>(r)].mu()); }
+
+// The terms are a function of the rank's stats alone (`mean` is s.mu()), so
+// the incremental path and load() agree. Its divisions (1/mu as iterations /
+// time, 1/(k - 1), and the mean itself, computed by the caller) do not
+// depend on each other.
+void PerfTable::update_af(int r, double mean) {
   Terms& t = terms_[static_cast<std::size_t>(r)];
   const RankStats& s = stats_[static_cast<std::size_t>(r)];
   if (t.af) {
@@ -108,10 +116,14 @@ void PerfTable::update_af(int r) {
     ++af_.count;
   }
   const double old_mu = t.mu;
-  const double sigma = s.sigma();
-  t.mu = std::max(s.mu(), kMinIterationTime);
-  t.inv_mu = 1.0 / t.mu;
-  t.sigma2_over_mu = sigma * sigma / t.mu;
+  const bool tiny = !(mean >= kMinIterationTime);
+  t.mean = mean;
+  t.mu = tiny ? kMinIterationTime : mean;
+  t.inv_mu = tiny ? 1.0 / kMinIterationTime : static_cast<double>(s.iterations) / s.work_time;
+  // sigma^2 / mu = m2 / (k - 1) / mu, as one product so that only a
+  // multiplication waits for m2.
+  const double inv_k1 = s.chunks < 2 ? 0.0 : 1.0 / static_cast<double>(s.chunks - 1);
+  t.sigma2_over_mu = std::max(0.0, s.m2) * (inv_k1 * t.inv_mu);
   af_.sum_a += t.inv_mu;
   af_.sum_b += t.sigma2_over_mu;
   if (af_.count == ranks()) return;  // nobody borrows the slowest rank's figures
@@ -134,8 +146,10 @@ void PerfTable::update_weighted(int r) {
     ++weighted_.count;
   }
   const double old_wap = t.wap;
-  t.wap = std::max(s.weighted_performance(), kMinIterationTime);
-  t.inv_wap = 1.0 / t.wap;
+  const double wap = s.weighted_time / s.weighted_size;  // == s.weighted_performance()
+  const bool tiny = !(wap >= kMinIterationTime);
+  t.wap = tiny ? kMinIterationTime : wap;
+  t.inv_wap = tiny ? 1.0 / kMinIterationTime : s.weighted_size / s.weighted_time;
   weighted_.sum_a += t.inv_wap;
   if (weighted_.count == ranks()) return;
   const int slow = weighted_.slowest;
@@ -181,18 +195,7 @@ void PerfTable::rebuild_weighted() {
   updates_since_rebuild_ = 0;
 }
 
-// ---- derived figures -------------------------------------------------------
-
-double PerfTable::weight(int r) const {
-  if (weighted_.count == 0) return 1.0;
-  const auto missing = static_cast<double>(ranks() - weighted_.count);
-  const Terms& own = terms_.at(static_cast<std::size_t>(r));
-  const double slowest_inv =
-      missing > 0.0 ? terms_[static_cast<std::size_t>(weighted_.slowest)].inv_wap : 0.0;
-  const double total = weighted_.sum_a + missing * slowest_inv;
-  const double inv = own.weighted ? own.inv_wap : slowest_inv;
-  return static_cast<double>(ranks()) * inv / total;
-}
+// ---- derived figures (the O(1) ones are inline in the header) -------------
 
 void PerfTable::weights_into(std::vector<double>& out) const {
   out.resize(stats_.size());
@@ -203,27 +206,6 @@ std::vector<double> PerfTable::weights() const {
   std::vector<double> w;
   weights_into(w);
   return w;
-}
-
-double PerfTable::sum_inv_mu() const {
-  if (af_.count == 0) return 0.0;
-  const auto missing = static_cast<double>(ranks() - af_.count);
-  return af_.sum_a +
-         (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].inv_mu : 0.0);
-}
-
-double PerfTable::sum_sigma2_over_mu() const {
-  if (af_.count == 0) return 0.0;
-  const auto missing = static_cast<double>(ranks() - af_.count);
-  return af_.sum_b + (missing > 0.0
-                          ? missing * terms_[static_cast<std::size_t>(af_.slowest)].sigma2_over_mu
-                          : 0.0);
-}
-
-double PerfTable::effective_mu(int r) const {
-  const Terms& own = terms_.at(static_cast<std::size_t>(r));
-  if (own.af) return own.mu;
-  return af_.count > 0 ? terms_[static_cast<std::size_t>(af_.slowest)].mu : 0.0;
 }
 
 // ---- life cycle -------------------------------------------------------------
@@ -239,7 +221,7 @@ void PerfTable::start_new_execution() {
   }
   for (Terms& t : terms_) {
     t.af = false;
-    t.mu = t.inv_mu = t.sigma2_over_mu = 0.0;
+    t.mean = t.mu = t.inv_mu = t.sigma2_over_mu = 0.0;
   }
   af_ = Aggregate{};
 }

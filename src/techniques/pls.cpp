@@ -37,6 +37,13 @@ class PlsRule final : public ChunkRule {
     return gss_closed(dynamic_part_, shape_.p, step - shape_.p);
   }
 
+  // The static chunk or the first dynamic one (step P), whichever is larger
+  // (SWR < 0.5 makes the dynamic part start above K_s); the rest shrinks.
+  [[nodiscard]] Index closed_peak() const override {
+    if (static_chunk_ < 1) return closed(0);
+    return std::max(static_chunk_, closed(shape_.p));
+  }
+
  private:
   LoopShape shape_;
   Index static_chunk_;

@@ -13,11 +13,10 @@ class StaticRule final : public ChunkRule {
   Index next(const StepContext& ctx) override { return closed(ctx.step); }
 
   // `001` Eq. 1 with the remainder spread: step i < P gets floor(N/P) + 1 for
-  // i < N mod P, else floor(N/P). Steps i >= P only occur when a maximum chunk
-  // cut the blocks; they get ceil(N/P).
+  // i < N mod P, else floor(N/P). The P blocks cover N; ChunkCalculator does
+  // not bound them by min_chunk / max_chunk, so no step i >= P occurs.
   [[nodiscard]] Index closed(Index step) const override {
-    if (step < p_) return base_ + (step < extra_ ? 1 : 0);
-    return base_ + (extra_ > 0 ? 1 : 0);
+    return step < p_ ? base_ + (step < extra_ ? 1 : 0) : 0;
   }
 
  private:

@@ -21,6 +21,8 @@ class TapRule final : public ChunkRule {
   [[nodiscard]] Index closed(Index step) const override {
     return taper(gss_closed(shape_.n, shape_.p, step));
   }
+  // Shrinking (the taper grows with the GSS chunk): the first is the largest.
+  [[nodiscard]] Index closed_peak() const override { return closed(0); }
 
  private:
   // `001` Eq. 5 / 16: K = K_GSS + v^2/2 - v * sqrt(2 K_GSS + v^2/4), then ceil.

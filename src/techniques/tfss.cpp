@@ -23,6 +23,9 @@ class TfssRule final : public ChunkRule {
     return tss_.sum(batch * p_, p_) / p_;
   }
 
+  // Shrinking: batch 0 is the largest.
+  [[nodiscard]] Index closed_peak() const override { return closed(0); }
+
   void restart() override { current_ = 0; }
 
  private:

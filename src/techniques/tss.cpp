@@ -22,6 +22,7 @@ class TssRule final : public ChunkRule {
   }
   // `001` Eq. 17: K'_i = K_0 - i*C.
   [[nodiscard]] Index closed(Index step) const override { return seq_.at(step); }
+  [[nodiscard]] Index closed_peak() const override { return seq_.first(); }
   void restart() override { current_ = seq_.first(); }
 
  private:

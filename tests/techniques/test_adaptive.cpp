@@ -199,6 +199,166 @@ TEST(Adaptive, AFWithEqualRanksIsGuidedByTheRemainder) {
   }
 }
 
+// AF with per-rank timings of non-zero variance, against `001` Eq. 11
+// evaluated here from the raw timings: per rank mu_p = sum t / sum n and
+// sigma_p^2 = sum_c n_c (t_c / n_c - mu_p)^2 / (k - 1) (two passes, not the
+// library's incremental update), D = sum sigma_p^2 / mu_p, E = (sum 1 /
+// mu_p)^-1, K = (D + 2 E R - sqrt(D^2 + 4 D E R)) / (2 mu_r) as printed (not
+// the library's rationalized form), chunk floor(K + 0.55).
+struct TimedChunk {
+  Index size;
+  double time;
+};
+
+struct AfInputs {
+  double d = 0.0;
+  double e = 0.0;
+  std::vector<double> mu;
+};
+
+AfInputs af_inputs(const std::vector<std::vector<TimedChunk>>& per_rank, bool sigma_not_squared,
+                   bool arithmetic_e) {
+  AfInputs in;
+  double sum_inv_mu = 0.0;
+  double sum_mu = 0.0;
+  for (const auto& chunks : per_rank) {
+    double t = 0.0;
+    double n = 0.0;
+    for (const TimedChunk& c : chunks) {
+      t += c.time;
+      n += static_cast<double>(c.size);
+    }
+    const double mu = t / n;
+    double ss = 0.0;
+    for (const TimedChunk& c : chunks) {
+      const double dev = c.time / static_cast<double>(c.size) - mu;
+      ss += static_cast<double>(c.size) * dev * dev;
+    }
+    const double sigma2 = ss / static_cast<double>(chunks.size() - 1);
+    in.d += (sigma_not_squared ? std::sqrt(sigma2) : sigma2) / mu;
+    sum_inv_mu += 1.0 / mu;
+    sum_mu += mu;
+    in.mu.push_back(mu);
+  }
+  // The right E is the inverse of sum 1/mu; the wrong one tried here is the
+  // mean mu over P (what "E = mean time per iteration over all ranks" would give).
+  in.e = arithmetic_e ? sum_mu / static_cast<double>(per_rank.size() * per_rank.size())
+                      : 1.0 / sum_inv_mu;
+  return in;
+}
+
+double af_k(const AfInputs& in, int rank, Index remaining) {
+  const double r = static_cast<double>(remaining);
+  const double mu = in.mu[static_cast<std::size_t>(rank)];
+  return (in.d + 2.0 * in.e * r - std::sqrt(in.d * in.d + 4.0 * in.d * in.e * r)) / (2.0 * mu);
+}
+
+TEST(Adaptive, AFUsesTheVarianceTermOfEquation11) {
+  // Seconds per iteration around 6-13 with large spreads, so that D (about
+  // 43) matters against E R (about 600): sigma^2/mu and sigma/mu differ by a
+  // factor of 3-10 per rank.
+  const std::vector<std::vector<TimedChunk>> timings = {
+      {{10, 80.0}, {20, 260.0}, {10, 130.0}},            // chunk means 8, 13, 13
+      {{5, 100.0}, {15, 150.0}},                         // 20, 10
+      {{8, 40.0}, {8, 72.0}, {16, 96.0}, {4, 30.0}},     // 5, 9, 6, 7.5
+  };
+  const LoopShape shape{200, 3};
+  TechniqueParams params;
+  params.max_chunk = shape.n;  // no default cap of ceil(N / 2P)
+  ChunkCalculator calc(Technique::AF, shape, params);
+  ChunkCalculator coordinator(Technique::AF, shape, params);  // the DCA split
+  for (int r = 0; r < shape.p; ++r) {
+    for (const TimedChunk& c : timings[static_cast<std::size_t>(r)]) {
+      calc.record(ChunkTiming{r, c.size, c.time, c.time});
+      coordinator.record(ChunkTiming{r, c.size, c.time, c.time});
+    }
+  }
+  const AfInputs right = af_inputs(timings, false, false);
+  const AfInputs sigma_not_squared = af_inputs(timings, true, false);
+  const AfInputs wrong_e = af_inputs(timings, false, true);
+  const AfInputs no_d = [&] {
+    AfInputs copy = right;
+    copy.d = 0.0;
+    return copy;
+  }();
+  EXPECT_NEAR(calc.perf().sum_sigma2_over_mu(), right.d, 1e-9 * right.d);
+  EXPECT_NEAR(1.0 / calc.perf().sum_inv_mu(), right.e, 1e-12 * right.e);
+
+  // Rank 1 (the slowest on average) asks first, then 2, then 0; nothing is
+  // fed back in between, so only R changes.
+  for (const int rank : {1, 2, 0}) {
+    const Index remaining = calc.remaining();
+    const double k = af_k(right, rank, remaining);
+    // Keep clear of a rounding boundary, so that the comparison is exact.
+    const double frac = k + 0.55 - std::floor(k + 0.55);
+    ASSERT_GT(frac, 1e-6);
+    ASSERT_LT(frac, 1.0 - 1e-6);
+    const auto expected = static_cast<Index>(std::floor(k + 0.55));
+    ASSERT_GE(expected, 2);
+    // The test tells the wrong readings apart.
+    for (const AfInputs* wrong : {&sigma_not_squared, &wrong_e, &no_d}) {
+      EXPECT_NE(static_cast<Index>(std::floor(af_k(*wrong, rank, remaining) + 0.55)), expected)
+          << "rank " << rank;
+    }
+    const auto c = calc.next(rank);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->size, expected) << "rank " << rank << ", R = " << remaining << ", K = " << k;
+    const auto g = coordinator.grant(rank);
+    ASSERT_TRUE(g);
+    const Chunk got = coordinator.evaluate(*g);
+    EXPECT_EQ(got.size, expected) << "DCA, rank " << rank;
+    coordinator.commit(*g, got.size);
+  }
+}
+
+TEST(Adaptive, AFIsAccurateFromTinyToHugeVariance) {
+  // The executing rank's half of AF (DCA split) from given D, s = 1/E and
+  // mu_r, against Eq. 11 in its rationalized form 2 E^2 R^2 / (mu_r (D + 2 E R
+  // + sqrt(D^2 + 4 D E R))) in long double, over u = s D from 0 to 10^22 times R:
+  // the library's evaluation in double must give the same chunk (up to the
+  // 16 digits of a double for chunks beyond 10^14).
+  const LoopShape shape{Index{1} << 62, 256};
+  TechniqueParams params;
+  params.max_chunk = shape.n;  // AF's own cap off
+  const ChunkCalculator calc(Technique::AF, shape, params);
+  int checked = 0;
+  for (const double mu : {1e-9, 1e-6, 1e-3, 2.0}) {
+    for (const double s_mu : {1.0, 3.7, 256.0}) {  // s mu_r >= 1: s includes 1/mu_r
+      for (const double d : {0.0, 1e-12, 1e-6, 1e-3, 1.0, 1e3, 1e6, 1e9}) {
+        for (const Index r : {Index{1}, Index{2}, Index{7}, Index{1000}, Index{123457},
+                              Index{1} << 40, Index{1} << 62}) {
+          const long double s = static_cast<long double>(s_mu) / mu;
+          const long double e = 1.0L / s;
+          const long double rr = static_cast<long double>(r);
+          const long double dd = d;
+          const long double k = 2.0L * e * e * rr * rr /
+                                (mu * (dd + 2.0L * e * rr + std::sqrt(dd * dd + 4.0L * dd * e * rr)));
+          const long double shifted = k + 0.55L;
+          const long double frac = shifted - std::floor(shifted);
+          if (frac < 1e-6L || frac > 1.0L - 1e-6L) continue;  // too close to call
+          const long double whole = std::floor(shifted);
+          const long double largest = static_cast<long double>(shape.n);
+          const Index want = std::min<Index>(
+              r, std::max<Index>(1, whole >= largest ? shape.n : static_cast<Index>(whole)));
+          ChunkCalculator::Grant g;
+          g.inputs.measured = true;
+          g.inputs.remaining = r;
+          g.inputs.a = d;
+          g.inputs.b = static_cast<double>(s);
+          g.inputs.c = mu;
+          const Index got = calc.evaluate(g).size;
+          // Doubles carry 16 digits: for K beyond 10^14 the last unit may differ.
+          const Index slack = whole > 1e14L ? static_cast<Index>(whole * 1e-14L) + 1 : 0;
+          EXPECT_NEAR(static_cast<double>(got), static_cast<double>(want), static_cast<double>(slack))
+              << "mu " << mu << " s mu " << s_mu << " D " << d << " R " << r;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 500);
+}
+
 TEST(Adaptive, SimulationWithSlowdownFeedsTheRules) {
   SimulationSetup setup;
   setup.slowdown = {1.0, 2.0};

@@ -1,6 +1,7 @@
 // Properties every technique and form must have, over many loop shapes:
-// chunks are contiguous, non-empty, at least min_chunk except the last, sum
-// to N exactly, and the sequence is deterministic. Chunks are checked as they
+// chunks are contiguous, non-empty, at least min_chunk except the last, at
+// most max_chunk when one is set, sum to N exactly, and the sequence is
+// deterministic. Chunks are checked as they
 // stream by (nothing is stored), so N = 2^31 + 11 is affordable; SS with that
 // N (2 * 10^9 chunks) runs in the separate *Huge* test.
 #include <gtest/gtest.h>
@@ -33,11 +34,15 @@ Outcome check_stream(Technique t, LoopShape shape, const TechniqueParams& params
   const std::string where = std::string(name(t)) +
                             (form == Form::Closed ? " closed" : " recursive") +
                             " N=" + std::to_string(shape.n) + " P=" + std::to_string(shape.p) +
-                            " min_chunk=" + std::to_string(params.min_chunk);
+                            " min_chunk=" + std::to_string(params.min_chunk) +
+                            " max_chunk=" + std::to_string(params.max_chunk);
   SimulationSetup setup;
+  // STATIC: one balanced block per rank, whatever the minimum and maximum.
+  const bool bounded = t != Technique::STATIC;
   for_each_simulated_chunk(t, shape, params, form, setup, [&](const Chunk& c, int rank) {
     if (c.begin != expected_begin || c.size < 1 || rank < 0 || rank >= shape.p ||
-        short_chunks > 0) {
+        (bounded && short_chunks > 0) || (bounded && params.max_chunk > 0 && c.size > params.max_chunk) ||
+        (!bounded && (out.chunks >= shape.p || c.size != shape.n / shape.p + (out.chunks < shape.n % shape.p)))) {
       ADD_FAILURE() << where << ": chunk " << out.chunks << " = [" << c.begin << ", +" << c.size
                     << ") on rank " << rank << ", expected begin " << expected_begin
                     << ", earlier short chunks " << short_chunks;
@@ -57,6 +62,13 @@ std::vector<Index> loop_sizes(int p) {
   return {n.begin(), n.end()};
 }
 
+// No cap; a cap that bites for most shapes (40, or N/1000 for the huge loop);
+// and, for the small loops, a cap equal to min_chunk (every chunk that size).
+std::vector<Index> max_chunks(Index n, Index min_chunk) {
+  if (n == kHugeN) return {0, n / 1000};
+  return {0, 40, min_chunk};
+}
+
 using Case = std::tuple<Technique, Form>;
 
 class Properties : public ::testing::TestWithParam<Case> {};
@@ -67,16 +79,20 @@ TEST_P(Properties, ContiguousCompleteBoundedDeterministic) {
     for (const Index n : loop_sizes(p)) {
       if (t == Technique::SS && n == kHugeN) continue;  // SSHuge below
       for (const Index min_chunk : {Index{1}, Index{5}}) {
-        TechniqueParams params;
-        params.min_chunk = min_chunk;
-        const Outcome first = check_stream(t, {n, p}, params, form);
-        if (n == 0) {
-          EXPECT_EQ(first.chunks, 0);
-        }
-        if (n <= 10007) {  // determinism: the same run again
-          const Outcome second = check_stream(t, {n, p}, params, form);
-          EXPECT_EQ(first.hash, second.hash) << name(t) << " N=" << n << " P=" << p;
-          EXPECT_EQ(first.chunks, second.chunks);
+        for (const Index max_chunk : max_chunks(n, min_chunk)) {
+          TechniqueParams params;
+          params.min_chunk = min_chunk;
+          params.max_chunk = max_chunk;
+          const Outcome first = check_stream(t, {n, p}, params, form);
+          if (n == 0) {
+            EXPECT_EQ(first.chunks, 0);
+          }
+          if (n <= 10007) {  // determinism: the same run again
+            const Outcome second = check_stream(t, {n, p}, params, form);
+            EXPECT_EQ(first.hash, second.hash)
+                << name(t) << " N=" << n << " P=" << p << " max_chunk=" << max_chunk;
+            EXPECT_EQ(first.chunks, second.chunks);
+          }
         }
       }
     }
@@ -112,17 +128,25 @@ TEST(Properties, RNDSeedsDiffer) {
 }
 
 TEST(Properties, ClosedSizesOfTheLargestLoopsDoNotOverflow) {
-  // The largest N the layer accepts, far-out steps included.
-  const LoopShape shape{Index{1} << 62, 3};
-  for (const auto& ti : all_techniques()) {
-    if (!ti.has_closed_form) continue;
-    TechniqueParams params;
-    const ChunkCalculator calc(ti.technique, shape, params);
-    for (const Index step : {Index{0}, Index{1}, Index{2}, Index{3}, Index{1000}, Index{1} << 40,
-                             Index{1} << 61, (Index{1} << 62) - 1}) {
-      const Index s = calc.closed_size(step);
-      EXPECT_GE(s, 1) << ti.name << " step " << step;
-      EXPECT_LE(s, shape.n) << ti.name << " step " << step;
+  // The largest N the layer accepts, far-out steps included, without and
+  // with a maximum chunk (the capped prefix of a shrinking technique then
+  // covers about 2^62 iterations; many ranks round it up to whole batches).
+  for (const LoopShape shape : {LoopShape{Index{1} << 62, 3}, LoopShape{Index{1} << 62, 1'000'003}}) {
+    for (const Index max_chunk : {Index{0}, Index{1000}, Index{1} << 40}) {
+      for (const auto& ti : all_techniques()) {
+        if (!ti.has_closed_form) continue;
+        TechniqueParams params;
+        params.max_chunk = max_chunk;
+        const ChunkCalculator calc(ti.technique, shape, params);
+        for (const Index step : {Index{0}, Index{1}, Index{2}, Index{3}, Index{1000}, Index{1} << 40,
+                                 Index{1} << 61, (Index{1} << 62) - 1}) {
+          const Index s = calc.closed_size(step);
+          EXPECT_GE(s, 1) << ti.name << " step " << step;
+          // STATIC's blocks are not capped (one block per rank).
+          const bool capped = max_chunk > 0 && ti.technique != Technique::STATIC;
+          EXPECT_LE(s, capped ? max_chunk : shape.n) << ti.name << " step " << step;
+        }
+      }
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "helpers.hpp"
 
@@ -48,20 +49,42 @@ TEST(Recursive, FAC2BatchStartsUseTheRemainingIterations) {
 }
 
 TEST(Recursive, TSSIsEquation6) {
-  // N = 10007, P = 7: K_0 = 715, S = 28, C = 26. The sequence 715 - 26 i
-  // covers N in 25 chunks (the last one clipped), within the S = 28 steps of
-  // Eq. 6; the original LB4MPI's integer S gave 206 chunks ending in 1s.
-  const std::vector<Index> sizes = recursive_sizes(Technique::TSS, {10007, 7}, TechniqueParams{});
-  ASSERT_LE(sizes.size(), 28U);
+  // N = 10007, P = 7, Eq. 6 evaluated here: K_0 = ceil(N / 2P) = 715,
+  // K_{S-1} = 1, S = ceil(2N / (K_0 + K_{S-1})) = 28, C = floor((K_0 - 1) /
+  // (S - 1)) = 26. The sequence 715 - 26 i covers N in 25 chunks (the last
+  // one clipped), within the S = 28 steps of Eq. 6; the original LB4MPI's
+  // truncated S gave 206 chunks ending in a long run of 1s.
+  const Index n = 10007;
+  const Index p = 7;
+  const Index k0 = (n + 2 * p - 1) / (2 * p);
+  const Index s = (2 * n + k0) / (k0 + 1);  // ceil(2N / (K_0 + 1))
+  const Index c = (k0 - 1) / (s - 1);
+  ASSERT_EQ(k0, 715);
+  ASSERT_EQ(s, 28);
+  ASSERT_EQ(c, 26);
+  const std::vector<Index> sizes = recursive_sizes(Technique::TSS, {n, 7}, TechniqueParams{});
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_LE(static_cast<Index>(sizes.size()), s);  // at most S chunks
   EXPECT_EQ(sizes.size(), 25U);
-  for (std::size_t i = 0; i + 1 < sizes.size(); ++i)
-    EXPECT_EQ(sizes[i], 715 - 26 * static_cast<Index>(i));
-  EXPECT_EQ(sizes.back(), 23);  // 10007 - (24 * 715 - 26 * 276)
+  Index before_last = 0;
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+    EXPECT_EQ(sizes[i], k0 - c * static_cast<Index>(i)) << "step " << i;  // 715 - 26 i
+    before_last += sizes[i];
+  }
+  EXPECT_EQ(sizes.back(), n - before_last);  // the rest: 10007 - (24 * 715 - 26 * 276) = 23
+  EXPECT_EQ(sizes.back(), 23);
+  EXPECT_LE(sizes.back(), k0 - c * static_cast<Index>(sizes.size() - 1));
+  // No run of 1-iteration chunks (at most one 1, and never two in a row).
   Index ones = 0;
-  for (const Index s : sizes) ones += s == 1 ? 1 : 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    ones += sizes[i] == 1 ? 1 : 0;
+    if (i > 0) {
+      EXPECT_FALSE(sizes[i] == 1 && sizes[i - 1] == 1) << "step " << i;
+    }
+  }
   EXPECT_LE(ones, 1);
   // The closed form (Eq. 17) is the same sequence.
-  EXPECT_EQ(closed_sizes(Technique::TSS, {10007, 7}, TechniqueParams{}), sizes);
+  EXPECT_EQ(closed_sizes(Technique::TSS, {n, 7}, TechniqueParams{}), sizes);
 }
 
 TEST(Recursive, TSSEqualsClosedForm) {
@@ -249,6 +272,7 @@ TEST(Recursive, MaxChunkCapsEveryChunk) {
   params.max_chunk = 40;
   params.min_chunk = 3;
   for (const auto& ti : all_techniques()) {
+    if (ti.technique == Technique::STATIC) continue;  // StaticIgnoresMinAndMaxChunk
     const auto chunks = simulate_chunks(ti.technique, {1000, 4}, params, Form::Recursive);
     Index total = 0;
     for (std::size_t i = 0; i < chunks.size(); ++i) {
@@ -259,6 +283,24 @@ TEST(Recursive, MaxChunkCapsEveryChunk) {
       total += chunks[i].size;
     }
     EXPECT_EQ(total, 1000) << ti.name;
+  }
+}
+
+// STATIC is one balanced block per rank in both forms, whatever the minimum
+// and maximum chunk: every execution model hands rank r block r unasked.
+TEST(Recursive, StaticIgnoresMinAndMaxChunk) {
+  for (const auto& [min_chunk, max_chunk] : {std::pair<Index, Index>{1, 40}, {300, 0}, {5, 7}}) {
+    TechniqueParams params;
+    params.min_chunk = min_chunk;
+    params.max_chunk = max_chunk;
+    for (const Form form : {Form::Recursive, Form::Closed}) {
+      const auto chunks = simulate_chunks(Technique::STATIC, {1003, 4}, params, form);
+      ASSERT_EQ(chunks.size(), 4u) << min_chunk << "/" << max_chunk;
+      EXPECT_EQ(chunks[0].size, 251);
+      EXPECT_EQ(chunks[1].size, 251);
+      EXPECT_EQ(chunks[2].size, 251);
+      EXPECT_EQ(chunks[3].size, 250);
+    }
   }
 }
 

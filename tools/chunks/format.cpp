@@ -112,7 +112,8 @@ void write_listing(std::ostream& out, const std::string& title, const std::vecto
       << "   mean: " << format_mean(s.mean) << "\n";
 }
 
-void write_overview(std::ostream& out, const std::vector<OverviewRow>& rows, std::size_t width) {
+void write_overview(std::ostream& out, const std::vector<OverviewRow>& rows, std::size_t width,
+                    Index whole_up_to) {
   std::size_t name_width = 9;  // "technique"
   for (const auto& row : rows) name_width = std::max(name_width, row.technique.size());
   constexpr int kNumber = 8;
@@ -129,8 +130,13 @@ void write_overview(std::ostream& out, const std::vector<OverviewRow>& rows, std
     const Summary s = summarize(row.chunks);
     out << std::left << std::setw(static_cast<int>(name_width)) << row.technique << std::right
         << "  " << std::setw(kNumber) << s.chunks << "  " << std::setw(kNumber) << s.largest << "  "
-        << std::setw(kNumber) << s.smallest << "  "
-        << format_runs_abridged(runs(row.chunks), sizes_width) << "\n";
+        << std::setw(kNumber) << s.smallest << "  ";
+    if (s.chunks <= whole_up_to) {
+      // Wrapped under the sizes column; the first line's indent is already there.
+      out << format_runs_wrapped(runs(row.chunks), fixed + sizes_width, fixed).substr(fixed) << "\n";
+    } else {
+      out << format_runs_abridged(runs(row.chunks), sizes_width) << "\n";
+    }
   }
 }
 

@@ -57,7 +57,10 @@ struct OverviewRow {
 };
 
 /// A side-by-side table: technique, chunks, largest, smallest, and the sizes
-/// in order (abridged to fit `width` columns).
-void write_overview(std::ostream& out, const std::vector<OverviewRow>& rows, std::size_t width);
+/// in order. A row of at most `whole_up_to` chunks is printed whole, wrapped
+/// onto continuation lines under the sizes column; longer rows are abridged
+/// ("first, second, ..., last") to fit `width` columns.
+void write_overview(std::ostream& out, const std::vector<OverviewRow>& rows, std::size_t width,
+                    Index whole_up_to);
 
 }  // namespace lb4mpi::chunks_tool

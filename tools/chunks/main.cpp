@@ -2,6 +2,7 @@
 // iterations over P ranks, without MPI.
 //
 //   lb4mpi-chunks                                  # all 21 techniques side by side
+//   lb4mpi-chunks --technique all --form closed    # `001` Table 2 (N = 1000, P = 4)
 //   lb4mpi-chunks --technique GSS --form closed    # one technique, listing
 //   lb4mpi-chunks -t FAC2 -n 100000 -p 16 --format csv
 //
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,8 @@ using lb4mpi::Form;
 using lb4mpi::Technique;
 
 constexpr int kBadInput = 2;
+// Overview rows of at most this many chunks are printed whole (wrapped).
+constexpr lb4mpi::Index kWholeRowChunks = 40;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -40,6 +44,7 @@ struct Settings {
   std::string form = "recursive";
   std::string rnd_bounds = "unit";
   std::string format = "table";
+  bool full = false;
   lb4mpi::TechniqueParams params;
 };
 
@@ -127,7 +132,8 @@ int run_all(const Settings& s, Form form, bool csv) {
   }
   std::cout << "lb4mpi-chunks: " << heading(s, form) << "\n"
             << "* adaptive: simulated with ranks of equal speed\n\n";
-  lb4mpi::chunks_tool::write_overview(std::cout, rows, 100);
+  lb4mpi::chunks_tool::write_overview(
+      std::cout, rows, 100, s.full ? std::numeric_limits<lb4mpi::Index>::max() : kWholeRowChunks);
   if (!skipped.empty()) {
     std::cout << "\nno closed form, skipped: " << skipped_note << "\n";
   }
@@ -164,6 +170,10 @@ int main(int argc, char** argv) {
   app.add_option("--weights", p.weights, "WF: one weight per rank, comma-separated")
       ->delimiter(',');
   app.add_option("--format", s.format, "table or csv (csv: step,start,size)");
+  app.add_flag("--full", s.full,
+               "with --technique all: print every row whole (wrapped); by default rows of more "
+               "than " + std::to_string(kWholeRowChunks) +
+                   " chunks are abridged as 'first, second, ..., last'");
 
   try {
     app.parse(argc, argv);

@@ -24,13 +24,13 @@ struct StepContext {
 
 /// DCA for a rule without a closed form (`001` §4, AF): the coordinator
 /// serializes the step and hands over the inputs only it holds (R_i, the
-/// batch chunk, the rank's weight, AF's D and E); the rank that executes the
-/// chunk evaluates the formula from them alone.
+/// batch chunk, the rank's weight, AF's D and 1/E); the rank that executes
+/// the chunk evaluates the formula from them alone.
 struct SharedInputs {
   bool measured = true;  ///< false: the rank has no measurement yet (gets the minimum chunk)
   Index remaining = 0;   ///< R_i
   double a = 0.0;        ///< WF/AWF*: the rank's weight;   AF: D = sum sigma_p^2/mu_p
-  double b = 0.0;        ///< WF/AWF*: the chunk base c;     AF: E = (sum 1/mu_p)^-1
+  double b = 0.0;        ///< WF/AWF*: the chunk base c;     AF: 1/E = sum_p 1/mu_p
   double c = 0.0;        ///< AF: mu of the executing rank
 };
 
@@ -47,6 +47,12 @@ class ChunkRule {
   /// Closed form: size of step `step` from the step index alone. Only called
   /// when info(technique).has_closed_form; const and thread-safe.
   [[nodiscard]] virtual Index closed(Index step) const;
+  /// Closed form under a maximum chunk (see ChunkCalculator::closed_size):
+  /// for techniques whose closed-form sizes shrink over the loop (GSS, TAP,
+  /// TSS, FAC, FAC2, TFSS, PLS), the largest raw size the closed form gives
+  /// for this loop; 0 for the others (fixed, growing or random sizes), which
+  /// the cap bounds step by step. Const and thread-safe.
+  [[nodiscard]] virtual Index closed_peak() const { return 0; }
   /// Start of a new execution of the same loop (a time step): AWF updates
   /// its weights here; stateful rules restart their sequence.
   virtual void restart() {}
@@ -82,8 +88,21 @@ class ChunkCalculator {
   std::optional<Chunk> next(int rank);
   /// Size of step `step` by the closed form, bounded by min/max chunk, not
   /// yet clipped to the remaining iterations. Throws lb4mpi::Error if the
-  /// technique has no closed form.
+  /// technique has no closed form. A pure function of `step` (DCA).
+  ///
+  /// With a maximum chunk M, a technique whose sizes shrink (GSS, TAP, TSS,
+  /// FAC, FAC2, TFSS, PLS) is not simply cut at M: its first `capped_steps()`
+  /// steps get M, up to the first step s* at which the technique's closed
+  /// form over the N - s* M iterations left peaks at M or less (for batched
+  /// techniques s* is rounded up to whole batches); step i >= s* gets that
+  /// closed form's step i - s*. So the capped closed form follows the
+  /// recursive one (full-size chunks while R_i is large, then the technique's
+  /// decay) instead of decaying by step index into hundreds of min_chunk
+  /// chunks. s* is found once, at construction (binary search, O(log N)).
   [[nodiscard]] Index closed_size(Index step) const;
+  /// s* of closed_size: the steps that get max_chunk before the technique's
+  /// own closed form takes over (0 without a cap or when it does not bite).
+  [[nodiscard]] Index capped_steps() const { return capped_steps_; }
   /// Closed form with assignment: the chunk of step `step` given that
   /// `scheduled` iterations were already handed out (size clipped to the rest).
   [[nodiscard]] std::optional<Chunk> closed_chunk(Index step, Index scheduled) const;
@@ -108,8 +127,9 @@ class ChunkCalculator {
   void load_state(const std::vector<double>& in);
 
   /// Adaptive feedback from an executed chunk (any technique may be fed;
-  /// AWF-D/E use its elapsed time for the weights, AWF only mu/sigma, see
-  /// restart()). Throws lb4mpi::Error for a rank outside [0, P).
+  /// AWF-D/E use its elapsed time for the weights; AWF (see restart()) and
+  /// AF feed only mu/sigma, not the weighted history they do not read).
+  /// Throws lb4mpi::Error for a rank outside [0, P).
   void record(const ChunkTiming& timing);
   /// AWF: one rank's totals over a whole execution of the loop (time step),
   /// called for every rank before restart(); the weights change at restart.
@@ -133,12 +153,26 @@ class ChunkCalculator {
   [[nodiscard]] const PerfTable& perf() const { return perf_; }
 
  private:
-  [[nodiscard]] Index bound(Index raw) const;
+  /// max(raw, min_chunk), then at most max_chunk when one is set, and >= 1;
+  /// STATIC's blocks are not bounded (one block per rank, whatever the
+  /// minimum and maximum chunk). Inline: it is on every chunk's path.
+  [[nodiscard]] Index bound(Index raw) const {
+    if (unbounded_) return raw > 0 ? raw : 1;
+    Index size = raw > params_.min_chunk ? raw : params_.min_chunk;
+    if (params_.max_chunk > 0 && size > params_.max_chunk) size = params_.max_chunk;
+    return size > 0 ? size : 1;
+  }
+  [[nodiscard]] Index closed_raw(Index step) const;
+  void plan_capped_closed_form();
 
   Technique technique_;
   LoopShape shape_;
   TechniqueParams params_;
   std::unique_ptr<ChunkRule> rule_;
+  Index capped_steps_ = 0;                ///< s*: steps that get max_chunk (closed form)
+  std::unique_ptr<ChunkRule> tail_rule_;  ///< the closed form over the N - s* M iterations left
+  bool capped_recursive_ = false;         ///< TSS, TFSS: the recursive form follows the plan too
+  bool unbounded_ = false;                ///< STATIC: min_chunk and max_chunk do not apply
   PerfTable perf_;
   Index step_ = 0;
   Index scheduled_ = 0;

@@ -116,8 +116,9 @@ class PerfTable {
  private:
   /// What rank r currently contributes to the aggregates.
   struct Terms {
-    bool af = false;  ///< included in the AF sums
-    double mu = 0.0;  ///< max(mu, kMinIterationTime)
+    bool af = false;    ///< included in the AF sums
+    double mean = 0.0;  ///< RankStats::mu() itself (West's update reads it back)
+    double mu = 0.0;    ///< max(mu, kMinIterationTime)
     double inv_mu = 0.0;
     double sigma2_over_mu = 0.0;
     bool weighted = false;  ///< included in the weight sums
@@ -134,8 +135,9 @@ class PerfTable {
   };
 
   RankStats& checked(int r);
-  void add_chunk(RankStats& s, const ChunkTiming& t, double work_time);
+  void add_chunk(int r, const ChunkTiming& t, double work_time);
   void update_af(int r);
+  void update_af(int r, double mean);
   void update_weighted(int r);
   void note_update();
   void rebuild_af();
@@ -147,5 +149,45 @@ class PerfTable {
   Aggregate weighted_;  ///< sum_a = sum 1/wap
   Index updates_since_rebuild_ = 0;
 };
+
+// ---- the O(1) figures the rules read per chunk, inline ----------------------
+
+inline bool PerfTable::measured(int r) const { return terms_.at(static_cast<std::size_t>(r)).af; }
+
+inline bool PerfTable::has_weighted_performance(int r) const {
+  return terms_.at(static_cast<std::size_t>(r)).weighted;
+}
+
+inline double PerfTable::weight(int r) const {
+  if (weighted_.count == 0) return 1.0;
+  const auto missing = static_cast<double>(ranks() - weighted_.count);
+  const Terms& own = terms_.at(static_cast<std::size_t>(r));
+  const double slowest_inv =
+      missing > 0.0 ? terms_[static_cast<std::size_t>(weighted_.slowest)].inv_wap : 0.0;
+  const double total = weighted_.sum_a + missing * slowest_inv;
+  const double inv = own.weighted ? own.inv_wap : slowest_inv;
+  return static_cast<double>(ranks()) * inv / total;
+}
+
+inline double PerfTable::sum_inv_mu() const {
+  if (af_.count == 0) return 0.0;
+  const auto missing = static_cast<double>(ranks() - af_.count);
+  return af_.sum_a +
+         (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].inv_mu : 0.0);
+}
+
+inline double PerfTable::sum_sigma2_over_mu() const {
+  if (af_.count == 0) return 0.0;
+  const auto missing = static_cast<double>(ranks() - af_.count);
+  return af_.sum_b + (missing > 0.0
+                          ? missing * terms_[static_cast<std::size_t>(af_.slowest)].sigma2_over_mu
+                          : 0.0);
+}
+
+inline double PerfTable::effective_mu(int r) const {
+  const Terms& own = terms_.at(static_cast<std::size_t>(r));
+  if (own.af) return own.mu;
+  return af_.count > 0 ? terms_[static_cast<std::size_t>(af_.slowest)].mu : 0.0;
+}
 
 }  // namespace lb4mpi
