@@ -3,8 +3,8 @@
 namespace lb4mpi {
 
 void CentralizedExecutor::coordinator_start() {
-  if (calc_ && calc_->shape().n == n_) {
-    calc_->restart();  // keeps what adaptive techniques learned
+  if (calc_) {
+    calc_->restart(n_);  // keeps what adaptive techniques learned, also when N changed
   } else {
     calc_.emplace(options_.technique, LoopShape{n_, size_}, options_.params);
   }

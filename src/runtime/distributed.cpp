@@ -6,10 +6,10 @@ namespace lb4mpi {
 
 void DistributedExecutor::prepare() {
   granting_ = !info(options_.technique).has_closed_form;
-  if (!calc_ || calc_->shape().n != n_) {
+  if (!calc_) {
     calc_.emplace(options_.technique, LoopShape{n_, size_}, options_.params);
-  } else if (granting_) {
-    calc_->restart();  // adaptive techniques keep what they learned
+  } else {
+    calc_->restart(n_);  // adaptive techniques keep what they learned, also when N changed
   }
   if (!granting_) walk_.emplace(*calc_);
 }

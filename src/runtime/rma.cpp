@@ -38,8 +38,14 @@ void RmaExecutor::write_state(const std::vector<double>& state) {
 
 void RmaExecutor::on_start() {
   granting_ = !info(options_.technique).has_closed_form;
+  // A new N keeps what the technique learned (ChunkCalculator::restart(n));
+  // the coordinator then rewrites the window's state for the new loop.
   const bool fresh = !calc_ || calc_->shape().n != n_;
-  if (fresh) calc_.emplace(options_.technique, LoopShape{n_, size_}, options_.params);
+  if (!calc_) {
+    calc_.emplace(options_.technique, LoopShape{n_, size_}, options_.params);
+  } else if (fresh) {
+    calc_->restart(n_);
+  }
   done_ = false;
   meas_done_ = 0;
   meas_work_ = 0.0;

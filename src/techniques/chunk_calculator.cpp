@@ -184,6 +184,21 @@ void ChunkCalculator::record_time_step(int rank, Index iterations, double work_t
   if (technique_ == Technique::AWF) perf_.record_time_step(rank, iterations, work_time);
 }
 
+void ChunkCalculator::restart(Index n) {
+  if (n != shape_.n) {
+    params_.validate(technique_, n, shape_.p);
+    shape_.n = n;
+    // Per-rank learning lives in perf_; a rule keeps only what it derives
+    // from it (AWF reloads its weights at restart), so a new rule loses nothing.
+    rule_ = make_rule(technique_, shape_, params_);
+    capped_steps_ = 0;
+    tail_rule_.reset();
+    capped_recursive_ = false;
+    plan_capped_closed_form();
+  }
+  restart();
+}
+
 void ChunkCalculator::restart() {
   if (technique_ == Technique::AWF) {
     for (int r = 0; r < shape_.p; ++r) {

@@ -1,5 +1,7 @@
 // The same loop executed again and again (time steps).
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "mpi_check.hpp"
 
@@ -12,6 +14,57 @@ TEST(TimeSteps, ParallelForTwiceInARow) {
     opt.technique = t;
     expect_exactly_once(run_and_cover(0, 777, opt), 777);
     expect_exactly_once(run_and_cover(0, 777, opt), 777);
+  }
+}
+
+// AWF learns its weights from whole time steps (`003` Appendix B) and keeps
+// them when the loop's length changes: with the last rank three times
+// slower, its first chunk of every later step is clearly the smaller one, in
+// every mode. Work is slept, not spun, so that 4 ranks on 2 cores measure
+// their own speed, not the machine's sharing.
+TEST(TimeSteps, AWFLearnsAcrossStepsOfChangingLength) {
+  const int p = world_size();
+  const int slow = p - 1;  // P = 1: only the coverage is checked
+  for (Mode m : {Mode::Centralized, Mode::Distributed, Mode::DistributedRMA}) {
+    Options opt;
+    opt.technique = Technique::AWF;
+    opt.mode = m;
+    // Pieces = chunks, so that a rank's first piece is its first chunk.
+    opt.break_after = 1 << 30;
+    opt.request_when = 0;
+    const Index lengths[] = {2400, 2000, 2400, 1800};
+    Loop loop(MPI_COMM_WORLD, 0, lengths[0], opt);
+    for (int step = 0; step < 4; ++step) {
+      const Index n = lengths[step];
+      SCOPED_TRACE(std::string(name(m)) + " step " + std::to_string(step));
+      if (step > 0) loop.restart(0, n);
+      std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
+      Index first_chunk = 0;
+      while (auto c = loop.next()) {
+        if (first_chunk == 0) first_chunk = c->size;
+        for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(i)];
+        const double us = (world_rank() == slow ? 6.0 : 2.0) * static_cast<double>(c->size);
+        std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(us));
+      }
+      const Report r = loop.finish();
+      std::vector<std::int32_t> all(local.size());
+      MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+      Index wrong = 0;
+      for (auto v : all) wrong += (v != 1);
+      EXPECT_EQ(wrong, 0);
+      EXPECT_EQ(r.iterations(), n);
+      std::vector<Index> firsts(static_cast<std::size_t>(p));
+      MPI_Allgather(&first_chunk, 1, MPI_INT64_T, firsts.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+      if (p == 1) continue;
+      if (step == 0) {
+        EXPECT_EQ(firsts[static_cast<std::size_t>(slow)], firsts[0]) << "equal weights before any step";
+      } else {
+        // Learned weights: about 3 : 1 (fast : slow) at P = 2, more at P > 2.
+        EXPECT_LT(static_cast<double>(firsts[static_cast<std::size_t>(slow)]),
+                  0.7 * static_cast<double>(firsts[0]))
+            << "first chunks: rank 0 " << firsts[0] << ", slow rank " << firsts[static_cast<std::size_t>(slow)];
+      }
+    }
   }
 }
 

@@ -168,6 +168,32 @@ TEST(Adaptive, AWFUsesExplicitTimeSteps) {
   EXPECT_EQ(c1->size, 12500);  // 25000 * 0.5
 }
 
+TEST(Adaptive, AWFKeepsItsWeightsWhenTheLoopChangesLength) {
+  ChunkCalculator calc(Technique::AWF, {100000, 2}, TechniqueParams{});
+  (void)drive(calc, {1e-6, 1e-6});
+  calc.record_time_step(0, 50000, 0.05);
+  calc.record_time_step(1, 50000, 0.15);  // rank 1 three times slower
+  calc.restart(40000);                     // the next time step is shorter
+  EXPECT_EQ(calc.shape().n, 40000);
+  const auto c0 = calc.next(0);
+  const auto c1 = calc.next(1);
+  ASSERT_TRUE(c0 && c1);
+  EXPECT_EQ(c0->size, 15000);  // ceil(40000 / 4) * 1.5
+  EXPECT_EQ(c1->size, 5000);   // ceil(40000 / 4) * 0.5
+  // And the new length is covered exactly.
+  Index total = c0->size + c1->size;
+  while (const auto c = calc.next(0)) total += c->size;
+  EXPECT_EQ(total, 40000);
+}
+
+TEST(Adaptive, RestartWithInvalidLengthThrows) {
+  TechniqueParams params;
+  params.min_chunk = 1;
+  ChunkCalculator calc(Technique::GSS, {1000, 4}, params);
+  EXPECT_THROW(calc.restart(-1), Error);
+  EXPECT_EQ(calc.shape().n, 1000);  // unchanged
+}
+
 TEST(Adaptive, TimeStepsAreForAWFOnly) {
   ChunkCalculator calc(Technique::AWF_B, {1000, 2}, TechniqueParams{});
   calc.record_time_step(0, 500, 1.0);

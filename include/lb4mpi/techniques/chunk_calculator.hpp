@@ -143,6 +143,11 @@ class ChunkCalculator {
   /// AWF: the next execution uses the weights of all time steps so far
   /// (time step k weighs k, `003` Appendix B).
   void restart();
+  /// The same, for an execution over `n` iterations (a time step whose loop
+  /// changed its length): what adaptive rules learned per rank (statistics,
+  /// AWF's weights) carries over; the rule is set up anew for `n`. Throws
+  /// lb4mpi::Error if the parameters are invalid for `n`.
+  void restart(Index n);
 
   [[nodiscard]] Technique technique() const { return technique_; }
   [[nodiscard]] LoopShape shape() const { return shape_; }
