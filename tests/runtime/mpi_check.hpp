@@ -56,6 +56,16 @@ inline Coverage run_and_cover(Index first, Index last, const Options& opt, MPI_C
   return c;
 }
 
+/// Collective: how many iterations did not run exactly once, given this
+/// rank's per-iteration counts (summed over all ranks of `comm`).
+inline Index not_run_once(const std::vector<std::int32_t>& local, MPI_Comm comm = MPI_COMM_WORLD) {
+  std::vector<std::int32_t> all(local.size());
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(local.size()), MPI_INT32_T, MPI_SUM, comm);
+  Index wrong = 0;
+  for (auto v : all) wrong += (v != 1);
+  return wrong;
+}
+
 /// Asserts every iteration ran exactly once and the report agrees.
 inline void expect_exactly_once(const Coverage& c, Index n) {
   EXPECT_FALSE(c.out_of_range);
