@@ -34,7 +34,7 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
     js["load_imbalance_pct"] = r.load_imbalance_percent();
     js["cov_finish"] = r.finish_cov();
     json it = json::array(), wt = json::array(), ov = json::array(), fin = json::array(),
-         idle = json::array(), serve = json::array();
+         idle = json::array(), serve = json::array(), calc = json::array();
     for (std::size_t k = 0; k < r.ranks.size(); ++k) {
       const RankReport& rr = r.ranks[k];
       it.push_back(rr.iterations);
@@ -43,6 +43,7 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
       fin.push_back(rr.finish_time);
       idle.push_back(rr.idle_time(r.t_par));
       serve.push_back(rr.serve_time);
+      calc.push_back(rr.calculations);
       if (k < p) {
         iterations[k] += rr.iterations;
         work[k] += rr.work_time;
@@ -56,6 +57,7 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
     js["finish_time_per_rank"] = fin;
     js["idle_time_per_rank"] = idle;
     js["serve_time_per_rank"] = serve;
+    js["calculations_per_rank"] = calc;
     jsteps.push_back(std::move(js));
     t_par += r.t_par;
     wall += s.wall_s;

@@ -12,6 +12,11 @@ namespace lb4mpi {
 struct RankReport {
   Index iterations = 0;      ///< iterations this rank executed
   Index chunks = 0;          ///< chunks it received (the coordinator's own included)
+  /// Chunk sizes this rank calculated: in CCA the coordinator calculates
+  /// every chunk; in DCA each rank its own (and the step that finds the loop
+  /// exhausted). Every one of them carries Options::inject_delay_us on the
+  /// ranks of Options::delay_ranks.
+  Index calculations = 0;
   double work_time = 0.0;    ///< seconds inside the loop body
   /// Seconds obtaining chunks: inside next() (or LoopSet::next()), waiting
   /// for and computing assignments; on the coordinator this includes

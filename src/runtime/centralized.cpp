@@ -12,13 +12,13 @@ void CentralizedExecutor::coordinator_start() {
 
 std::optional<Chunk> CentralizedExecutor::own_next() {
   if (calc_->remaining() == 0) return std::nullopt;
-  inject_delay();
+  chunk_calculation();
   return calc_->next(rank_);
 }
 
 detail::WorkMsg CentralizedExecutor::answer(int worker, const detail::RequestMsg&, bool& ended, bool&) {
   detail::WorkMsg msg;
-  if (calc_->remaining() > 0) inject_delay();
+  if (calc_->remaining() > 0) chunk_calculation();
   if (const std::optional<Chunk> c = calc_->next(worker)) {
     msg.begin = c->begin;
     msg.size = c->size;

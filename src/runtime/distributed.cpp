@@ -25,7 +25,7 @@ void DistributedExecutor::coordinator_start() {
 std::optional<Chunk> DistributedExecutor::own_next() {
   if (granting_) return own_grant();
   const Index step = next_step_++;
-  inject_delay();  // the chunk calculation happens here, on the rank that executes it
+  chunk_calculation();  // the chunk calculation happens here, on the rank that executes it
   return walk_->chunk(step);
 }
 
@@ -47,7 +47,7 @@ detail::WorkMsg DistributedExecutor::answer(int worker, const detail::RequestMsg
 
 std::optional<Chunk> DistributedExecutor::interpret(const detail::WorkMsg& reply) {
   if (!granting_) {
-    inject_delay();
+    chunk_calculation();
     std::optional<Chunk> c = walk_->chunk(reply.begin);
     if (!c) announce_end();
     return c;
@@ -62,7 +62,7 @@ std::optional<Chunk> DistributedExecutor::interpret(const detail::WorkMsg& reply
   g.inputs.a = reply.a;
   g.inputs.b = reply.b;
   g.inputs.c = reply.c;
-  inject_delay();  // the chunk calculation, on the rank that executes the chunk
+  chunk_calculation();  // the chunk calculation, on the rank that executes the chunk
   const Chunk c = calc_->evaluate(g);
   send_commit(c.size);
   return c;
@@ -120,7 +120,7 @@ std::optional<Chunk> DistributedExecutor::own_grant() {
   }
   const std::optional<ChunkCalculator::Grant> g = calc_->grant(rank_);
   if (!g) return std::nullopt;
-  inject_delay();
+  chunk_calculation();
   const Chunk c = calc_->evaluate(*g);
   calc_->commit(*g, c.size);
   return c;

@@ -136,7 +136,8 @@ void Executor::add_serve_time(double t0, double t1, bool traced) {
   if (traced) recorder_.serve(epoch_, t0 - trace_origin(), t1 - trace_origin());
 }
 
-void Executor::inject_delay() const {
+void Executor::chunk_calculation() {
+  ++mine_.calculations;
   if (delayed_) detail::spin_for_us(options_.inject_delay_us);
 }
 

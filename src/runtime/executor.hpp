@@ -71,8 +71,10 @@ class Executor {
   /// e.g. the coordinator's initial sends. Called again for every restart().
   virtual void on_start() = 0;
 
-  /// Delay injection on this rank's chunk calculations, if configured.
-  void inject_delay() const;
+  /// A chunk size is calculated here, on this rank: counted in the report
+  /// (RankReport::calculations) and delayed when delay injection is
+  /// configured for this rank (`001` §6).
+  void chunk_calculation();
   /// A new chunk for this rank (not a sub-piece): counted in the report and
   /// traced. `c` is 0-based within the loop.
   void new_chunk(const Chunk& c) {

@@ -97,7 +97,7 @@ std::optional<Chunk> RmaExecutor::acquire_granted() {
   meas_since_ = now();
   std::optional<Chunk> c;
   if (const std::optional<ChunkCalculator::Grant> g = calc_->grant(rank_)) {
-    inject_delay();  // the chunk calculation, on the rank that executes the chunk
+    chunk_calculation();  // the chunk calculation, on the rank that executes the chunk
     c = calc_->evaluate(*g);
     calc_->commit(*g, c->size);
   }
@@ -113,13 +113,13 @@ std::optional<Chunk> RmaExecutor::acquire() {
   if (options_.technique == Technique::STATIC) {
     // STATIC needs no counter: block `rank_` of the balanced partition.
     done_ = true;
-    inject_delay();
+    chunk_calculation();
     c = walk_->chunk(rank_);
   } else if (granting_) {
     c = acquire_granted();
   } else {
     const Index step = fetch_step();
-    inject_delay();  // the chunk calculation, on the rank that executes the chunk
+    chunk_calculation();  // the chunk calculation, on the rank that executes the chunk
     c = walk_->chunk(step);
   }
   if (!c) {

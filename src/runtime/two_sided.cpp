@@ -77,7 +77,7 @@ std::optional<Chunk> TwoSidedExecutor::acquire_static() {
   static_done_ = true;
   // Block `rank_` of the balanced partition (`001` Eq. 1) — the size the
   // STATIC rule gives step `rank_` — computed by every rank for itself.
-  inject_delay();
+  chunk_calculation();
   const Index q = n_ / size_;
   const Index r = n_ % size_;
   const Index begin = rank_ * q + std::min<Index>(rank_, r);

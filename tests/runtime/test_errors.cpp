@@ -42,6 +42,25 @@ TEST(Errors, UnknownTechniqueFromEnvironment) {
   unsetenv("LB4MPI_SCHEDULING");
 }
 
+TEST(Errors, DelayInjectionFromEnvironment) {
+  setenv("LB4MPI_INJECT_DELAY_US", "12.5", 1);
+  setenv("LB4MPI_DELAY_RANKS", "0,2", 1);
+  const Options o = Options::from_env();
+  EXPECT_DOUBLE_EQ(o.inject_delay_us, 12.5);
+  EXPECT_EQ(o.delay_ranks, (std::vector<int>{0, 2}));
+  setenv("LB4MPI_DELAY_RANKS", "0,x", 1);
+  expect_same_error_everywhere([] { (void)Options::from_env(); }, "LB4MPI_DELAY_RANKS");
+  setenv("LB4MPI_DELAY_RANKS", "0", 1);
+  setenv("LB4MPI_INJECT_DELAY_US", "-3", 1);
+  Options neg = Options::from_env();
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 10, neg, noop); }, "LB4MPI_INJECT_DELAY_US");
+  unsetenv("LB4MPI_INJECT_DELAY_US");
+  Options far;
+  far.delay_ranks = {world_size()};
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 10, far, noop); }, "LB4MPI_DELAY_RANKS");
+  unsetenv("LB4MPI_DELAY_RANKS");
+}
+
 TEST(Errors, UnknownMode) {
   expect_same_error_everywhere([] { (void)parse_mode("turbo"); }, "centralized");
 }

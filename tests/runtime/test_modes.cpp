@@ -127,6 +127,42 @@ TEST(DistributedAdaptive, SlowRankGetsSmallerChunks) {
   }
 }
 
+// `001` §6: chunk sizes are calculated where the execution model says —
+// CCA: the coordinator calculates every chunk; DCA, both forms: each rank
+// its own (plus the step that finds the loop exhausted) — and the injected
+// delay lands on every calculation of the chosen ranks, in their overhead
+// (CCA: but for the P - 1 first chunks, sent while the loop starts).
+TEST(DelayInjection, LandsOnTheChosenRanks) {
+  const int p = world_size();
+  const double delay_s = 1.5e-3;
+  for (Mode m : {Mode::Centralized, Mode::Distributed, Mode::DistributedRMA}) {
+    for (int delayed : {0, p - 1}) {
+      SCOPED_TRACE(std::string(name(m)) + ", delay on rank " + std::to_string(delayed));
+      Options opt;
+      opt.technique = Technique::GSS;
+      opt.mode = m;
+      opt.inject_delay_us = delay_s * 1e6;
+      opt.delay_ranks = {delayed};
+      const Coverage c = run_and_cover(0, 400, opt);
+      expect_exactly_once(c, 400);
+      const Index total = c.report.chunks();
+      for (int r = 0; r < p; ++r) {
+        const RankReport& rr = c.report.ranks[static_cast<std::size_t>(r)];
+        if (m == Mode::Centralized) {
+          EXPECT_EQ(rr.calculations, r == 0 ? total : 0) << "rank " << r;
+        } else {
+          EXPECT_GE(rr.calculations, rr.chunks) << "rank " << r;
+          EXPECT_LE(rr.calculations, rr.chunks + 1) << "rank " << r;
+        }
+      }
+      const RankReport& d = c.report.ranks[static_cast<std::size_t>(delayed)];
+      const Index in_overhead = m == Mode::Centralized ? d.calculations - (delayed == 0 ? p - 1 : 0) : d.calculations;
+      EXPECT_GE(d.overhead, 0.95 * static_cast<double>(in_overhead) * delay_s)
+          << d.calculations << " calculations on the delayed rank";
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, DistributedModes, ::testing::ValuesIn(distributed_cases()), case_name);
 
 }  // namespace
