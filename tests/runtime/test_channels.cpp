@@ -2,6 +2,8 @@
 // a loop abandoned half-way, and loops in flight together whose DCA grants
 // lock their coordinators (each iteration exactly once, no hang).
 #include <chrono>
+#include <cmath>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -148,6 +150,51 @@ TEST(Channels, AbandonedLoopLeavesNoTrace) {
       expect_exactly_once(run_and_cover(0, 777, opts(Technique::GSS, m2)), 777);
     }
   }
+}
+
+// `003` Appendix B, tExclude: AWF-D and AWF-E learn from elapsed times, and
+// the time a rank spends in pieces of other loops of its set is not theirs.
+// The last rank first sleeps 30 ms in loop 1; its first AWF-E measurement in
+// loop 0 must not count that. AWF-E's chunk base is ceil(R_i / 2P) with R_i =
+// N - start (centralized: chunks are handed out in order from 0), so a
+// chunk's weight reads off its start and size: about 1 for equally fast ranks
+// (0.94-1.09 measured at P = 2..4); with the exclusion switched off the same
+// test measured 0.15 (P = 2), 0.55 (P = 3) and 0.18 (P = 4).
+TEST(Channels, AWFExcludesTimeInOtherLoops) {
+  const int p = world_size();
+  const int slow = p - 1;
+  const Index n = 2000;
+  Options awf = opts(Technique::AWF_E, Mode::Centralized);
+  awf.request_when = 0;       // a worker's pieces are its chunks
+  awf.params.min_chunk = 20;  // a first chunk long enough to measure (2 ms)
+  LoopSet set(MPI_COMM_WORLD, {{0, n, awf}, {0, p, opts(Technique::STATIC, Mode::Centralized)}});
+  std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
+  std::vector<Chunk> mine;
+  while (!set.terminated()) {
+    for (int l : {1, 0}) {
+      if (auto c = set.next(l)) {
+        if (l == 1) {
+          if (world_rank() == slow) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+          continue;
+        }
+        mine.push_back(*c);
+        for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(i)];
+        std::this_thread::sleep_for(std::chrono::microseconds(100 * c->size));
+      }
+    }
+  }
+  const std::vector<Report> reports = set.finish();
+  expect_once(local, "AWF-E loop");
+  EXPECT_EQ(reports[0].iterations(), n);
+  EXPECT_EQ(reports[1].iterations(), p);
+  if (world_rank() != slow || p == 1) return;
+  // The slow rank's first weighted chunk (its first one was the minimum,
+  // handed out before any measurement; weights are at least min_chunk / base).
+  ASSERT_GE(mine.size(), 2u) << "the slow rank got too little work to judge";
+  const Chunk c = mine[1];
+  const double base = std::ceil(static_cast<double>(n - c.begin) / (2.0 * p));
+  EXPECT_GT(static_cast<double>(c.size) / base, 0.7)
+      << "chunk [" << c.begin << ", +" << c.size << "): weight " << static_cast<double>(c.size) / base;
 }
 
 }  // namespace
