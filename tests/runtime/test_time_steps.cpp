@@ -1,4 +1,5 @@
 // The same loop executed again and again (time steps).
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -20,8 +21,8 @@ TEST(TimeSteps, ParallelForTwiceInARow) {
 // AWF learns its weights from whole time steps (`003` Appendix B) and keeps
 // them when the loop's length changes: with the last rank three times
 // slower, its first chunk of every later step is clearly the smaller one, in
-// every mode. Work is slept, not spun, so that 4 ranks on 2 cores measure
-// their own speed, not the machine's sharing.
+// every mode. Work is slept, not spun. The chunk sizes are checked where
+// each rank has a core (here: P <= 2); above, only the coverage.
 TEST(TimeSteps, AWFLearnsAcrossStepsOfChangingLength) {
   const int p = world_size();
   const int slow = p - 1;  // P = 1: only the coverage is checked
@@ -43,7 +44,7 @@ TEST(TimeSteps, AWFLearnsAcrossStepsOfChangingLength) {
       while (auto c = loop.next()) {
         if (first_chunk == 0) first_chunk = c->size;
         for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(i)];
-        const double us = (world_rank() == slow ? 6.0 : 2.0) * static_cast<double>(c->size);
+        const double us = (world_rank() == slow ? 15.0 : 5.0) * static_cast<double>(c->size);
         std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(us));
       }
       const Report r = loop.finish();
@@ -51,11 +52,25 @@ TEST(TimeSteps, AWFLearnsAcrossStepsOfChangingLength) {
       EXPECT_EQ(r.iterations(), n);
       std::vector<Index> firsts(static_cast<std::size_t>(p));
       MPI_Allgather(&first_chunk, 1, MPI_INT64_T, firsts.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
-      if (p == 1) continue;
+      // Measured speeds mean something only when every rank has a core of
+      // its own: oversubscribed, a sleeping rank wakes when the scheduler
+      // lets it (MPICH's waiting ranks poll and keep the cores busy).
+      if (p == 1 || p > static_cast<int>(std::thread::hardware_concurrency())) continue;
+      // AWF's first batch chunk is w_r * ceil(N / 2P). Before any step every
+      // weight is 1, so no chunk exceeds c; learned weights give the fast
+      // ranks about P / (P - 1 + 1/3) > 1.2 of it (the slow rank 1/3 of that),
+      // and in every mode some fast rank takes a chunk of the first batch.
+      const Index c = (n + 2 * p - 1) / (2 * p);
+      const Index largest = *std::max_element(firsts.begin(), firsts.end());
       if (step == 0) {
-        EXPECT_EQ(firsts[static_cast<std::size_t>(slow)], firsts[0]) << "equal weights before any step";
+        EXPECT_LE(largest, c) << "equal weights before any step";
       } else {
-        // Learned weights: about 3 : 1 (fast : slow) at P = 2, more at P > 2.
+        EXPECT_GE(static_cast<double>(largest), 1.1 * static_cast<double>(c))
+            << "no rank's first chunk shows a learned weight (c = " << c << ")";
+      }
+      if (m == Mode::Centralized && step > 0) {
+        // The coordinator hands out the first chunks in rank order: the slow
+        // rank's is clearly the smaller one.
         EXPECT_LT(static_cast<double>(firsts[static_cast<std::size_t>(slow)]),
                   0.7 * static_cast<double>(firsts[0]))
             << "first chunks: rank 0 " << firsts[0] << ", slow rank " << firsts[static_cast<std::size_t>(slow)];
