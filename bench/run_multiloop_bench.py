@@ -3,12 +3,19 @@
 
 For each technique of `003` §5.4 and each of the two multi-loop apps
 (lb4mpi-pisolver-stream: Pi-solver + STREAM Triad, 2 loops; lb4mpi-mandelbrot
---loops 3: constant / increasing / decreasing imbalance), runs the app
-synchronously (each loop synchronized at its end) and asynchronously
-(--async: all loops of a step in flight at once), REPS times each,
-interleaved (sync, async, async, sync, ...) so both see the same machine
-load, and prints Markdown tables of the median total time of all time steps
-(`total_time_s` of the JSON summary) and the ratio async / sync.
+--loops 3: constant / increasing / decreasing imbalance), runs the app in
+each of the --variants, REPS times each, interleaved (the order rotates every
+repetition) so all see the same machine load, and prints Markdown tables of
+the median total time of all time steps (`total_time_s` of the JSON
+summary) and each variant's ratio to sync. Variants:
+
+  sync       each loop runs to its end and synchronizes before the next
+  async      --async: all loops of a step in flight, pieces taken with
+             LoopSet::next() (the lowest-numbered loop with work)
+  targeted   --async --targeted: `003`'s pattern, next(l) for l in turn,
+             moving on when loop l has nothing right now
+  probing    --async --targeted --idle-probing: `003`'s pattern with
+             LoopSet idle probing (waits for loop l, as LB4MPI did)
 
 Every run's per-loop checksums must agree with the app's first run: a
 mismatch (or a run that hangs past --timeout) is reported with its exact
@@ -45,6 +52,14 @@ APPS = {
                  "--min-half-width", "0.5"],
         "loops": ["const", "incr", "decr"],
     },
+}
+
+
+VARIANTS = {
+    "sync": [],
+    "async": ["--async"],
+    "targeted": ["--async", "--targeted"],
+    "probing": ["--async", "--targeted", "--idle-probing"],
 }
 
 
@@ -120,6 +135,8 @@ def main():
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--mode", default="centralized")
+    ap.add_argument("--variants", default="sync,async",
+                    help="comma-separated, from: " + ", ".join(VARIANTS) + " (the first is the reference)")
     ap.add_argument("--apps", default="pisolver-stream,mandelbrot")
     ap.add_argument("--techniques", default=",".join(TECHNIQUES))
     ap.add_argument("--exclude", default="", help="APP:TECHNIQUE,... pairs to skip")
@@ -139,6 +156,10 @@ def main():
     os.environ.update(env)
     excluded = {tuple(x.split(":", 1)) for x in a.exclude.split(",") if x}
     techniques = [t for t in a.techniques.split(",") if t]
+    variants = [v for v in a.variants.split(",") if v]
+    for v in variants:
+        if v not in VARIANTS:
+            ap.error(f"unknown variant '{v}'; valid: {', '.join(VARIANTS)}")
     problems = []
     raw = {}
     print(f"# lb4mpi multi-loop benchmark: P = {a.np}, mode {a.mode}, {a.reps} reps, "
@@ -148,7 +169,7 @@ def main():
         spec["args"] = shlex.split(getattr(a, app.replace("-", "_") + "_args"))
         exe = os.path.join(a.build, "apps", spec["exe"])
         base = [a.mpiexec, "-n", str(a.np), exe, *spec["args"], "--mode", a.mode]
-        print(f"## {app}\n\n`{' '.join(shlex.quote(x) for x in base[3:])} --technique T [--async]`"
+        print(f"## {app}\n\n`{' '.join(shlex.quote(x) for x in base[3:])} --technique T [variant flags]`"
               f" under `mpiexec -n {a.np}`. `others`: the most other runnable processes seen "
               "before a rep (other jobs on the 2 cores; the script waits for < "
               f"{a.quiet_below:g} before each rep, at most {a.max_wait:g} s)\n")
@@ -159,59 +180,65 @@ def main():
             if (app, tech) in excluded:
                 rows.append((tech, None))
                 continue
-            res = {False: [], True: [], "others": []}
+            res = {v: [] for v in variants}
+            res["others"] = []
             for rep in range(a.reps):
                 res["others"].append(wait_for_quiet(os.path.abspath(a.build), a.quiet_below, a.max_wait))
-                order = (False, True) if rep % 2 == 0 else (True, False)
-                for asyn in order:
-                    cmd = base + ["--technique", tech] + (["--async"] if asyn else [])
+                k = rep % len(variants)
+                order = variants[k:] + variants[:k]
+                if rep % 2 == 1:
+                    order = order[::-1]
+                for v in order:
+                    cmd = base + ["--technique", tech] + VARIANTS[v]
                     s, err = run_once(cmd, a.timeout)
                     if err:
-                        problems.append(f"{app} {tech} {'async' if asyn else 'sync'}: {err}\n  "
-                                        + " ".join(shlex.quote(x) for x in cmd))
+                        problems.append(f"{app} {tech} {v}: {err}\n  " + " ".join(shlex.quote(x) for x in cmd))
                         continue
                     cks = [l["checksum"] for l in s["loops"]]
                     if ref is None:
                         ref = cks
                     elif cks != ref:
-                        problems.append(f"{app} {tech} {'async' if asyn else 'sync'}: per-loop checksums "
+                        problems.append(f"{app} {tech} {v}: per-loop checksums "
                                         f"{cks} != {ref}\n  " + " ".join(shlex.quote(x) for x in cmd))
-                    res[asyn].append({"total": s["total_time_s"],
-                                      "t_par": [l["t_par_s"] for l in s["loops"]],
-                                      "chunks": [l["chunks"] for l in s["loops"]],
-                                      "load": loadavg()})
+                    res[v].append({"total": s["total_time_s"],
+                                   "t_par": [l["t_par_s"] for l in s["loops"]],
+                                   "chunks": [l["chunks"] for l in s["loops"]],
+                                   "load": loadavg()})
             raw.setdefault(app, {})[tech] = res
             rows.append((tech, res))
             sys.stderr.write(f"{app} {tech}: done (load {loadavg():.2f})\n")
         load1 = loadavg()
 
-        names = spec["loops"]
-        print("| technique | sync [s] | async [s] | async/sync | T_par per loop, sync [s] "
-              f"({' / '.join(names)}) | T_par per loop, async [s] | chunks per step (sync) | others |")
-        print("|---|--:|--:|--:|--:|--:|--:|--:|")
-        ratios = []
+        ref_v = variants[0]
+        others_v = variants[1:]
+        print("| technique | " + " | ".join(f"{v} [s]" for v in variants) + " | "
+              + " | ".join(f"{v}/{ref_v}" for v in others_v) + " | chunks per step (" + ref_v + ", "
+              + " / ".join(spec["loops"]) + ") | others |")
+        print("|---|" + "--:|" * (len(variants) + len(others_v)) + "--:|--:|")
+        ratios = {v: [] for v in others_v}
+        steps = int(spec["args"][spec["args"].index("--time-steps") + 1])
         for tech, res in rows:
             if res is None:
-                print(f"| {tech} | excluded | | | | | | |")
+                print(f"| {tech} | excluded |")
                 continue
-            if not res[False] or not res[True]:
-                print(f"| {tech} | failed | | | | | | |")
+            if any(not res[v] for v in variants):
+                print(f"| {tech} | failed |")
                 continue
-            ms = statistics.median(r["total"] for r in res[False])
-            ma = statistics.median(r["total"] for r in res[True])
-            ratios.append((tech, ma / ms))
-            nl = len(res[False][0]["t_par"])
-            tps = " / ".join(fmt(statistics.median(r["t_par"][l] for r in res[False])) for l in range(nl))
-            tpa = " / ".join(fmt(statistics.median(r["t_par"][l] for r in res[True])) for l in range(nl))
-            steps = int(spec["args"][spec["args"].index("--time-steps") + 1])
-            ch = " / ".join(str(round(res[False][0]["chunks"][l] / steps)) for l in range(nl))
+            med = {v: statistics.median(r["total"] for r in res[v]) for v in variants}
+            for v in others_v:
+                ratios[v].append((tech, med[v] / med[ref_v]))
+            nl = len(res[ref_v][0]["chunks"])
+            ch = " / ".join(str(round(res[ref_v][0]["chunks"][l] / steps)) for l in range(nl))
             oth = max(res["others"]) if res["others"] else float("nan")
-            print(f"| {tech} | {ms:.3f} | {ma:.3f} | **{ma / ms:.3f}** | {tps} | {tpa} | {ch} | {oth:.1f} |")
-        if ratios:
-            gm = statistics.geometric_mean(r for _, r in ratios)
-            slower = [f"{t} ({r:.3f})" for t, r in ratios if r > 1.0]
-            print(f"\nGeometric mean async/sync: **{gm:.3f}**; async slower than sync: "
-                  f"{', '.join(slower) if slower else 'none'}. Load average {load0:.2f} → {load1:.2f}.\n")
+            print(f"| {tech} | " + " | ".join(f"{med[v]:.3f}" for v in variants) + " | "
+                  + " | ".join(f"**{med[v] / med[ref_v]:.3f}**" for v in others_v) + f" | {ch} | {oth:.1f} |")
+        for v in others_v:
+            if ratios[v]:
+                gm = statistics.geometric_mean(r for _, r in ratios[v])
+                slower = [f"{t} ({r:.3f})" for t, r in ratios[v] if r > 1.0]
+                print(f"\n{v}/{ref_v}: geometric mean **{gm:.3f}**; slower than {ref_v}: "
+                      f"{', '.join(slower) if slower else 'none'}.")
+        print(f"\nLoad average {load0:.2f} → {load1:.2f}; {a.reps} repetitions per cell, median.\n")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(raw, f, indent=1)
