@@ -156,20 +156,20 @@ void Executor::close_piece() {
 
 void Executor::end_chunk() { close_piece(); }
 
-std::optional<Chunk> Executor::obtain(bool nonblocking, bool& not_now) {
-  not_now = false;
+std::optional<Chunk> Executor::obtain(bool nonblocking, Poll& poll) {
+  poll = Poll::Done;
   close_piece();
   if (drained_) return std::nullopt;
   const double t0 = now();
   nonblocking_ = nonblocking;
-  would_block_ = false;
+  would_block_ = serving_ = false;
   std::optional<Chunk> c = acquire();
   nonblocking_ = false;
   const double t1 = now();
   mine_.overhead += t1 - t0;
   if (!c) {
     if (would_block_) {
-      not_now = true;
+      poll = serving_ ? Poll::Serving : Poll::NotNow;
       return std::nullopt;
     }
     drained_ = true;
@@ -182,24 +182,22 @@ std::optional<Chunk> Executor::obtain(bool nonblocking, bool& not_now) {
     recorder_.chunk(epoch_, first_ + new_chunk_->begin, new_chunk_->size, t0 - trace_origin(), t1 - trace_origin());
     new_chunk_.reset();
   }
+  poll = Poll::Piece;
   piece_ = c;
   t_piece_ = t1;
   return Chunk{first_ + c->begin, c->size};
 }
 
 std::optional<Chunk> Executor::next() {
-  bool not_now = false;
-  return obtain(false, not_now);
+  Poll poll = Poll::Done;
+  return obtain(false, poll);
 }
 
 Executor::Poll Executor::try_next(Chunk& piece) {
-  bool not_now = false;
-  const std::optional<Chunk> c = obtain(true, not_now);
-  if (c) {
-    piece = *c;
-    return Poll::Piece;
-  }
-  return not_now ? Poll::NotNow : Poll::Done;
+  Poll poll = Poll::Done;
+  const std::optional<Chunk> c = obtain(true, poll);
+  if (c) piece = *c;
+  return poll;
 }
 
 Report Executor::finish() {

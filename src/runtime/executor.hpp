@@ -31,8 +31,10 @@ class Executor {
   /// Next piece for this rank (ends the previous one), nullopt when done.
   std::optional<Chunk> next();
   /// Non-blocking next() for loops in flight together: a piece, "nothing
-  /// right now" (a reply is still on its way), or "done".
-  enum class Poll : std::uint8_t { Piece, NotNow, Done };
+  /// right now" (a reply is still on its way), "serving" (no piece will come
+  /// for this rank any more, but it still answers other ranks, so it is not
+  /// done), or "done".
+  enum class Poll : std::uint8_t { Piece, NotNow, Serving, Done };
   Poll try_next(Chunk& piece);
   [[nodiscard]] bool drained() const { return drained_; }
   /// Seconds this rank spent in other loops of its group since the last call:
@@ -88,6 +90,9 @@ class Executor {
   /// because a reply has not arrived yet.
   [[nodiscard]] bool nonblocking() const { return nonblocking_; }
   void would_block() { would_block_ = true; }
+  /// Like would_block(), but no piece will ever come for this rank: waiting
+  /// for one (idle probing) would wait for nothing.
+  void only_serving() { would_block_ = serving_ = true; }
   /// Whether would_block() was called in the current acquire().
   [[nodiscard]] bool blocked() const { return would_block_; }
 
@@ -108,9 +113,10 @@ class Executor {
  private:
   void close_piece();
   void release_channel();
-  std::optional<Chunk> obtain(bool nonblocking, bool& not_now);
+  std::optional<Chunk> obtain(bool nonblocking, Poll& poll);
   bool nonblocking_ = false;
   bool would_block_ = false;
+  bool serving_ = false;
 
   RankReport mine_;
   double t_start_ = 0.0;

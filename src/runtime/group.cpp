@@ -38,7 +38,10 @@ std::optional<Chunk> LoopGroup::next(int l) {
   for (;;) {
     const Executor::Poll poll = e.try_next(piece);
     if (poll == Executor::Poll::Piece) break;
-    if (poll == Executor::Poll::Done || !e.options().idle_probing) return std::nullopt;
+    // Done, or no piece will come for this rank (a coordinator that only
+    // answers the others' last requests now: waiting here could deadlock
+    // with a rank that waits in the same way in another loop).
+    if (poll != Executor::Poll::NotNow || !e.options().idle_probing) return std::nullopt;
     // Idle probing: wait for loop l, serving every loop of the group meanwhile.
     if (!wait_any()) progress_all();
   }
@@ -68,7 +71,7 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
         found_work_ = true;
         return true;
       }
-      if (poll == Executor::Poll::NotNow) all_done = false;
+      if (poll == Executor::Poll::NotNow || poll == Executor::Poll::Serving) all_done = false;
     }
     if (all_done) return false;
     if (!wait_any()) progress_all();  // nothing anywhere right now: wait for a message

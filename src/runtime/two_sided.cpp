@@ -200,7 +200,7 @@ std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
       const int more = serve_available();
       add_serve_time(t1, now(), more > 0);
       if (pending_workers_ > 0) {
-        would_block();
+        only_serving();  // its own work is done; it answers the others' last requests
         return std::nullopt;
       }
       return std::nullopt;

@@ -112,6 +112,45 @@ TEST(Channels, IdleProbing) {
   run_together(specs, 1.0);
 }
 
+// With idle probing, next(l) returns nullopt once no piece of loop l will
+// come for this rank, even while the rank still coordinates loop l: rank r
+// drains the loops one after the other starting at loop r, so each
+// coordinator drains its own loop first. Before the fix, coordinator 0 waited
+// in loop 0 for rank 1's last request while rank 1 waited in loop 1 for
+// rank 0's: a deadlock (seen as a hang of IdleProbing with MPICH).
+TEST(Channels, IdleProbingDrainsLoopsInAnyOrder) {
+  const int p = world_size();
+  const int me = world_rank();
+  for (Mode m : {Mode::Centralized, Mode::Distributed}) {
+    SCOPED_TRACE(std::string(name(m)));
+    std::vector<LoopSpec> specs;
+    for (int l = 0; l < p; ++l) {
+      Options o = opts(l % 2 == 0 ? Technique::GSS : Technique::AF, m, l);
+      o.idle_probing = true;
+      specs.push_back({0, 600 + 50 * l, o});
+    }
+    LoopSet set(MPI_COMM_WORLD, specs);
+    std::vector<std::vector<std::int32_t>> local(specs.size());
+    for (std::size_t l = 0; l < specs.size(); ++l) local[l].assign(static_cast<std::size_t>(specs[l].last), 0);
+    for (int k = 0; k < p; ++k) {
+      const int l = (me + k) % p;
+      while (auto c = set.next(l)) {
+        for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(l)][static_cast<std::size_t>(i)];
+        spin_us(1.0 * static_cast<double>(c->size));
+      }
+    }
+    // No piece is left for this rank; terminated() finishes the serving.
+    while (!set.terminated()) {
+      for (int l = 0; l < p; ++l) EXPECT_FALSE(set.next(l).has_value()) << "loop " << l;
+    }
+    const std::vector<Report> reports = set.finish();
+    for (std::size_t l = 0; l < specs.size(); ++l) {
+      expect_once(local[l], "loop " + std::to_string(l));
+      EXPECT_EQ(reports[l].iterations(), specs[l].last) << "loop " << l;
+    }
+  }
+}
+
 // A second loop on the same communicator while the first is still in flight
 // is refused on every rank with the same message, and the first goes on.
 TEST(Channels, LoopInFlightRefusesAnother) {
