@@ -31,10 +31,17 @@ struct Stored {
   Mode mode;
 };
 
-// Rank 0 keeps every execution written to a path in this process, so that
-// each file is rewritten whole and stays one valid document.
-std::map<std::string, std::vector<Stored>>& store() {
-  static std::map<std::string, std::vector<Stored>> s;
+// What rank 0 has written to a trace file in this process: each execution's
+// events are appended (the first write of a process replaces the file), and
+// a JSON file stays one valid document: its closing "]}" is overwritten by
+// the next execution's events and written again after them.
+struct TraceFile {
+  long tail = -1;       ///< JSON: offset of the closing "\n]}\n"; -1: not written yet
+  int ranks_named = 0;  ///< JSON: ranks 0 .. ranks_named - 1 have their track names
+  bool csv_written = false;
+};
+std::map<std::string, TraceFile>& trace_files() {
+  static std::map<std::string, TraceFile> s;
   return s;
 }
 
@@ -65,22 +72,30 @@ void print_us(std::FILE* f, long long ns) {
 }
 
 void write_json(const std::string& path, const std::vector<Stored>& all, int ranks) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
-  std::fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-  int max_rank = ranks - 1;  // every rank of the communicator, with or without chunks
-  for (const Stored& s : all) max_rank = std::max(max_rank, s.r.rank);
-  bool first = true;
+  TraceFile& tf = trace_files()[path];
+  const bool fresh = tf.tail < 0;
+  std::FILE* f = std::fopen(path.c_str(), fresh ? "w" : "r+");
+  if (f == nullptr || (!fresh && std::fseek(f, tf.tail, SEEK_SET) != 0)) {
+    if (f != nullptr) std::fclose(f);
+    throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  }
+  bool first = fresh;
   auto sep = [&] {
     if (!first) std::fprintf(f, ",\n");
     first = false;
   };
-  sep();
-  std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"lb4mpi\"}}");
-  for (int r = 0; r <= max_rank; ++r) {
+  if (fresh) {
+    std::fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+    sep();
+    std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"lb4mpi\"}}");
+  }
+  int max_rank = ranks - 1;  // every rank of the communicator, with or without chunks
+  for (const Stored& s : all) max_rank = std::max(max_rank, s.r.rank);
+  for (int r = tf.ranks_named; r <= max_rank; ++r) {
     sep();
     std::fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}", r, r);
   }
+  tf.ranks_named = std::max(tf.ranks_named, max_rank + 1);
   for (const Stored& s : all) {
     const TraceRecord& r = s.r;
     sep();
@@ -125,9 +140,13 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
         break;
     }
   }
+  tf.tail = std::ftell(f);
   std::fprintf(f, "\n]}\n");
-  const bool failed = std::ferror(f) != 0;
-  if (std::fclose(f) != 0 || failed) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  const bool failed = std::ferror(f) != 0 || tf.tail < 0;
+  if (std::fclose(f) != 0 || failed) {
+    tf = TraceFile{};  // start afresh next time
+    throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  }
 }
 
 const char* kind_name(std::int32_t kind) {
@@ -142,9 +161,11 @@ const char* kind_name(std::int32_t kind) {
 }
 
 void write_csv(const std::string& path, const std::vector<Stored>& all) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
+  TraceFile& tf = trace_files()[path];
+  std::FILE* f = std::fopen(path.c_str(), tf.csv_written ? "a" : "w");
   if (f == nullptr) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
-  std::fprintf(f, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s\n");
+  if (!tf.csv_written) std::fprintf(f, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s\n");
+  tf.csv_written = true;
   for (const Stored& s : all) {
     const TraceRecord& r = s.r;
     std::fprintf(f, "%s,%d,%d,%d,%s,%s,%lld,%lld,%.9f,%.9f,%.9f\n", kind_name(r.kind), r.rank, r.loop, r.step,
@@ -410,7 +431,9 @@ void Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode mode) {
     }
     if (rank == 0 && gather_failed.empty()) {
       try {
-        std::vector<Stored>& kept = store()[trace_path_];
+        // This execution's records, appended to what the files already hold.
+        std::vector<Stored> kept;
+        kept.reserve(all.size());
         for (const TraceRecord& r : all) kept.push_back(Stored{r, technique, mode});
         if (ends_with(trace_path_, ".json")) {
           write_json(trace_path_, kept, size);

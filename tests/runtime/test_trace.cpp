@@ -632,13 +632,21 @@ TEST(Trace, EveryRankIsNamedEvenWithoutChunks) {
   }
 }
 
-TEST(Trace, FileIsRewrittenWithEveryExecution) {
-  // Rank 0 rewrites the file after every execution: after the first one it
-  // already is a complete document with that execution's chunks.
+TEST(Trace, FileGrowsWithEveryExecution) {
+  // Rank 0 appends every execution's events: after each one the file is a
+  // complete document with the chunks of all executions so far, every rank
+  // named once, and nothing of an older file of that name (replaced by the
+  // process's first write). The CSV next to it grows alike.
   Options opt;
   opt.technique = Technique::GSS;
-  const std::string path = shared_temp_path("rewrite.json");
-  opt.trace = path;
+  const std::string base = shared_temp_path("grow");
+  const std::string path = base + ".json";
+  opt.trace = base;  // no extension: both files
+  if (world_rank() == 0) {
+    std::ofstream(path) << "{\"traceEvents\":[{\"cat\":\"chunk\",\"args\":{\"size\":999999}}]}\n";
+    std::ofstream(base + ".csv") << "junk,from,an,older,run\n";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
   const Index n = 1000;
   Loop loop(MPI_COMM_WORLD, 0, n, opt);
   std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
@@ -656,14 +664,29 @@ TEST(Trace, FileIsRewrittenWithEveryExecution) {
       if (doc.is_discarded()) return;
       Index chunk_events = 0;
       Index iterations = 0;
+      std::vector<int> named(static_cast<std::size_t>(world_size()), 0);
       for (const json& e : doc["traceEvents"]) {
         if (e.value("cat", "") == "chunk") {
           ++chunk_events;
           iterations += e["args"]["size"].get<Index>();
         }
+        if (e.value("name", "") == "thread_name") ++named.at(e["tid"].get<std::size_t>());
       }
       EXPECT_EQ(iterations, n * (step + 1)) << "after step " << step;
       EXPECT_GE(chunk_events, step + 1);
+      for (std::size_t k = 0; k < named.size(); ++k) EXPECT_EQ(named[k], 1) << "rank " << k << " named";
+      std::ifstream csv(base + ".csv");
+      std::string line;
+      std::getline(csv, line);
+      EXPECT_EQ(line.rfind("kind,rank,loop,step", 0), 0u) << line;
+      Index csv_iterations = 0;
+      while (std::getline(csv, line)) {
+        const auto cols = split(line);
+        ASSERT_GE(cols.size(), 8u) << line;
+        if (cols[0] == "chunk") csv_iterations += std::stoll(cols[7]);
+        EXPECT_NE(cols[0], "kind") << "a second header";
+      }
+      EXPECT_EQ(csv_iterations, n * (step + 1)) << "CSV after step " << step;
     });
   }
   std::vector<std::int32_t> all(local.size());
@@ -672,7 +695,7 @@ TEST(Trace, FileIsRewrittenWithEveryExecution) {
   Index wrong = 0;
   for (auto v : all) wrong += (v != 3);
   EXPECT_EQ(wrong, 0) << "iterations not run exactly once per execution";
-  remove_on_rank0({path});
+  remove_on_rank0({path, base + ".csv"});
 }
 
 TEST(Trace, UnwritablePathIsAnError) {
