@@ -21,11 +21,21 @@ void LoopGroup::end_chunk() {
   if (active_ < 0) return;
   execs_[static_cast<std::size_t>(active_)]->end_chunk();
   // AWF-D/E of the other loops must not count this time as theirs.
-  const double spent = detail::now() - piece_start_;
-  for (std::size_t l = 0; l < execs_.size(); ++l) {
-    if (static_cast<int>(l) != active_) execs_[l]->exclude_time(spent);
-  }
+  exclude_from_others(active_, detail::now() - piece_start_);
   active_ = -1;
+}
+
+void LoopGroup::exclude_from_others(int l, double seconds) {
+  for (std::size_t m = 0; m < execs_.size(); ++m) {
+    if (static_cast<int>(m) != l) execs_[m]->exclude_time(seconds);
+  }
+}
+
+Executor::Poll LoopGroup::poll(int l, Chunk& piece) {
+  const double t0 = detail::now();
+  const Executor::Poll p = execs_[static_cast<std::size_t>(l)]->try_next(piece);
+  exclude_from_others(l, detail::now() - t0);
+  return p;
 }
 
 std::optional<Chunk> LoopGroup::next(int l) {
@@ -36,7 +46,7 @@ std::optional<Chunk> LoopGroup::next(int l) {
   Executor& e = *execs_[static_cast<std::size_t>(l)];
   Chunk piece;
   for (;;) {
-    const Executor::Poll poll = e.try_next(piece);
+    const Executor::Poll poll = this->poll(l, piece);
     if (poll == Executor::Poll::Piece) break;
     // Done, or no piece will come for this rank (a coordinator that only
     // answers the others' last requests now: waiting here could deadlock
@@ -58,11 +68,11 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
     for (int l = 0; l < size(); ++l) {
       Executor& e = *execs_[static_cast<std::size_t>(l)];
       if (e.drained()) continue;
-      Executor::Poll poll = e.try_next(piece);
+      Executor::Poll poll = this->poll(l, piece);
       // Idle probing: stay with loop l until it has a piece or is done.
       while (poll == Executor::Poll::NotNow && e.options().idle_probing) {
         if (!wait_any()) progress_all();
-        poll = e.try_next(piece);
+        poll = this->poll(l, piece);
       }
       if (poll == Executor::Poll::Piece) {
         loop = l;

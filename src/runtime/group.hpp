@@ -45,6 +45,13 @@ class LoopGroup {
   bool wait_any();
 
  private:
+  /// try_next of loop `l`; the time it takes (obtaining a piece, serving the
+  /// requests that arrived) is loop l's, not the other loops' (tExclude).
+  Executor::Poll poll(int l, Chunk& piece);
+  /// `003` tExclude: `seconds` spent on loop `l` do not count in the elapsed
+  /// times the other loops' AWF-D/E learn from.
+  void exclude_from_others(int l, double seconds);
+
   std::vector<std::unique_ptr<Executor>> execs_;
   int active_ = -1;           // loop whose piece is being executed
   double piece_start_ = 0.0;
