@@ -31,26 +31,40 @@ struct Stored {
   Mode mode;
 };
 
-// What rank 0 has written to a trace file in this process: each execution's
-// events are appended (the first write of a process replaces the file), and
-// a JSON file stays one valid document: its closing "]}" is overwritten by
-// the next execution's events and written again after them.
+// What rank 0 has written to a JSON trace file in this process: each
+// execution's events are appended (the first write of a process replaces
+// the file), and the file stays one valid document: its closing "]}" is
+// overwritten by the next execution's events and written again after them.
 struct TraceFile {
-  long tail = -1;       ///< JSON: offset of the closing "\n]}\n"; -1: not written yet
-  int ranks_named = 0;  ///< JSON: ranks 0 .. ranks_named - 1 have their track names
-  bool csv_written = false;
+  long tail = -1;       ///< offset of the closing "\n]}\n"; -1: not written yet
+  int ranks_named = 0;  ///< ranks 0 .. ranks_named - 1 have their track names
 };
 std::map<std::string, TraceFile>& trace_files() {
   static std::map<std::string, TraceFile> s;
   return s;
 }
 
-// Iteration CSVs this process has written to: the first write truncates
-// (a file from an earlier run is replaced), later ones append.
-std::mutex iterations_mutex;
-std::set<std::string>& iterations_written() {
+// CSV files (trace CSV, per-rank iteration CSVs) this process has written
+// to: the first write truncates (a file from an earlier run is replaced) and
+// writes the header, later ones append.
+std::mutex csv_mutex;
+std::set<std::string>& csv_written() {
   static std::set<std::string> s;
   return s;
+}
+std::string csv_key(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path key = std::filesystem::weakly_canonical(path, ec);
+  if (ec) key = std::filesystem::absolute(path, ec);
+  return key.string();
+}
+bool csv_written_before(const std::string& path) {
+  std::lock_guard<std::mutex> lock(csv_mutex);
+  return csv_written().count(csv_key(path)) != 0;
+}
+void mark_csv_written(const std::string& path) {
+  std::lock_guard<std::mutex> lock(csv_mutex);
+  csv_written().insert(csv_key(path));
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -161,11 +175,11 @@ const char* kind_name(std::int32_t kind) {
 }
 
 void write_csv(const std::string& path, const std::vector<Stored>& all) {
-  TraceFile& tf = trace_files()[path];
-  std::FILE* f = std::fopen(path.c_str(), tf.csv_written ? "a" : "w");
+  const bool first_write = !csv_written_before(path);
+  std::FILE* f = std::fopen(path.c_str(), first_write ? "w" : "a");
   if (f == nullptr) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
-  if (!tf.csv_written) std::fprintf(f, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s\n");
-  tf.csv_written = true;
+  mark_csv_written(path);
+  if (first_write) std::fprintf(f, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s\n");
   for (const Stored& s : all) {
     const TraceRecord& r = s.r;
     std::fprintf(f, "%s,%d,%d,%d,%s,%s,%lld,%lld,%.9f,%.9f,%.9f\n", kind_name(r.kind), r.rank, r.loop, r.step,
@@ -364,13 +378,10 @@ void Recorder::write_iterations(int rank, Technique technique) const {
   std::error_code ec;
   std::filesystem::create_directories(iterations_dir_, ec);
   const std::string path = iterations_dir_ + "/iterations_rank" + std::to_string(rank) + ".csv";
-  std::filesystem::path key = std::filesystem::weakly_canonical(path, ec);
-  if (ec) key = std::filesystem::absolute(path, ec);
-  std::lock_guard<std::mutex> lock(iterations_mutex);
-  const bool first_write = iterations_written().count(key.string()) == 0;
+  const bool first_write = !csv_written_before(path);
   std::ofstream out(path, first_write ? std::ios::trunc : std::ios::app);
   if (!out) throw Error("lb4mpi: cannot write '" + path + "'");
-  iterations_written().insert(key.string());
+  mark_csv_written(path);
   if (first_write) out << "loop,step,technique,start,size,t_begin_s,t_end_s\n";
   const std::size_t n = records_.size();
   for (std::size_t i = 0; i < n; ++i) {
