@@ -21,11 +21,11 @@ function(lb4mpi_add_mpi_test)
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
 endfunction()
 
-# lb4mpi_add_mpi_failure_test(NAME <name> RANKS <n> TEXT <regex> [COUNT <k>] [CODE <c>] COMMAND <exe> [args...])
+# lb4mpi_add_mpi_failure_test(NAME <name> RANKS <n> TEXT <regex> [COUNT <k>] [CODE <c>] [LABELS ...] COMMAND <exe> [args...])
 # Runs <exe> on <n> ranks and passes when the job fails (with exit code <c>
 # if given) and its output matches <regex> at least <k> times (e.g. once per rank).
 function(lb4mpi_add_mpi_failure_test)
-  cmake_parse_arguments(T "" "NAME;RANKS;TEXT;COUNT;CODE" "COMMAND" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;RANKS;TEXT;COUNT;CODE" "COMMAND;LABELS" ${ARGN})
   if(NOT T_COUNT)
     set(T_COUNT 1)
   endif()
@@ -42,6 +42,6 @@ function(lb4mpi_add_mpi_failure_test)
   if(procs GREATER 2)
     set(procs 2)
   endif()
-  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT 150 LABELS "mpi" PROCESSORS ${procs}
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT 150 LABELS "mpi;${T_LABELS}" PROCESSORS ${procs}
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
 endfunction()

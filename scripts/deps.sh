@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian (12, bookworm) packages lb4mpi needs to build, test and
-# run its demos. Idempotent: when everything is installed it only checks.
-#   bash scripts/deps.sh
+# run its demos. Idempotent: when everything is installed it only checks and
+# never calls apt (so CI as a user without sudo works); otherwise it names
+# the missing packages, then installs them as root or through sudo (without
+# the packages they merely recommend, which would double the download).
+#   bash scripts/deps.sh           # check, install what is missing
+#   bash scripts/deps.sh --check   # check only: exit 1 and name what is missing
 set -euo pipefail
 
 PACKAGES=(
@@ -12,6 +16,9 @@ PACKAGES=(
   mpich libmpich-dev
   python3 python3-matplotlib
 )
+
+check_only=0
+[[ "${1:-}" == "--check" ]] && check_only=1
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -26,16 +33,21 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 
-echo "deps: installing ${missing[*]}"
+echo "deps: missing ${#missing[@]} of ${#PACKAGES[@]} Debian packages: ${missing[*]}"
+if [[ $check_only -eq 1 ]]; then
+  echo "deps: to install them: apt-get install --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+echo "deps: installing them"
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
   if ! command -v sudo >/dev/null 2>&1; then
-    echo "deps: not root and no sudo; as root, run: apt-get install ${missing[*]}" >&2
+    echo "deps: not root and no sudo; as root, run: apt-get install --no-install-recommends ${missing[*]}" >&2
     exit 1
   fi
   SUDO=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 echo "deps: done"

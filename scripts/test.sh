@@ -1,23 +1,72 @@
 #!/usr/bin/env bash
 # The whole test suite of lb4mpi, in three configurations, each in its own
 # build folder; stops at the first failure.
-#   (a) build/ci-openmpi   RelWithDebInfo, -Werror, Open MPI: every test
-#   (b) build/ci-asan      Debug, AddressSanitizer + UBSan, -Werror: every test
-#                          (leak checking off for the MPI tests: Open MPI leaks)
-#   (c) build/ci-mpich     RelWithDebInfo, -Werror, MPICH: the MPI tests (ctest -L mpi)
-#   bash scripts/test.sh
-# Environment: JOBS (default 2) for the build and ctest; BUILD_ROOT (default
-# build) for the parent folder of the three build folders.
+#   (a) openmpi  build/ci-openmpi  Release (-O2), -Werror, Open MPI: every test
+#   (b) asan     build/ci-asan     Debug, AddressSanitizer + UBSan, -Werror: every
+#                                  test (leak checking off under mpiexec: Open MPI leaks)
+#   (c) mpich    build/ci-mpich    Release (-O2), -Werror, MPICH: the MPI tests
+#                                  (ctest -L mpi); the MPI-free unit tests are not built
+#
+#   bash scripts/test.sh                          # all three configurations
+#   bash scripts/test.sh --config mpich           # one configuration (repeatable)
+#   bash scripts/test.sh --config openmpi -L apps # one label (ctest -L, repeatable)
+#   bash scripts/test.sh --config asan -R 'runtime_p2$'   # tests by regex (ctest -R)
+#   bash scripts/test.sh -E 'install'             # all but these (ctest -E)
+#   bash scripts/test.sh --list                   # the configurations and labels
+#
+# Time budget: a test that needs more than BUDGET_S seconds (default 20) in any
+# configuration carries the label `slow` and the reason in a comment where it
+# is defined. A test without that label that takes longer fails the
+# configuration ("over budget"). The ten slowest tests of each configuration
+# are printed at the end.
+#
+# Environment: JOBS (default: the number of cores) for the build and ctest;
+# BUILD_ROOT (default build) for the parent folder of the build folders;
+# BUDGET_S (default 20).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-JOBS="${JOBS:-2}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 BUILD_ROOT="${BUILD_ROOT:-build}"
+BUDGET_S="${BUDGET_S:-20}"
 LOGS="$ROOT/$BUILD_ROOT/ci-logs"
+ALL_CONFIGS=(openmpi asan mpich)
 
+usage() {
+  sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+}
+
+CONFIGS=()
+FILTER=()  # extra ctest selection, applied in every configuration
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --config)
+      [[ $# -ge 2 ]] || { echo "test.sh: --config needs a name: ${ALL_CONFIGS[*]}" >&2; exit 2; }
+      case "$2" in
+        openmpi | asan | mpich) CONFIGS+=("$2") ;;
+        *) echo "test.sh: unknown configuration '$2'; valid: ${ALL_CONFIGS[*]}" >&2; exit 2 ;;
+      esac
+      shift 2 ;;
+    -L | -LE | -R | -E)
+      [[ $# -ge 2 ]] || { echo "test.sh: $1 needs a value" >&2; exit 2; }
+      FILTER+=("$1" "$2"); shift 2 ;;
+    --list)
+      echo "configurations: ${ALL_CONFIGS[*]}"
+      echo "labels: unit (no MPI), mpi (under mpiexec), apps, capi, runtime, tools, bench, install, slow"
+      exit 0 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ ${#CONFIGS[@]} -gt 0 ]] || CONFIGS=("${ALL_CONFIGS[@]}")
+
+START_ALL=$SECONDS
+echo "== lb4mpi test suite: configurations ${CONFIGS[*]}${FILTER[*]:+, selection ${FILTER[*]}}; $JOBS jobs"
+t0=$SECONDS
 if ! bash "$ROOT/scripts/deps.sh"; then
   echo "test.sh: FAILED installing the Debian packages" >&2
   exit 1
 fi
+DEPS_S=$((SECONDS - t0))
 
 # Open MPI as root, and more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -25,24 +74,27 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 
 mkdir -p "$LOGS"
 SUMMARY=()
+SLOWEST=()
 TOTAL_PASSED=0
 TOTAL_FAILED=0
-START_ALL=$SECONDS
 
 finish() {
   echo
-  echo "== summary ($((SECONDS - START_ALL)) s in all)"
   local line
+  for line in "${SLOWEST[@]}"; do echo "$line"; done
+  echo
+  echo "== summary ($((SECONDS - START_ALL)) s in all; Debian packages ${DEPS_S} s)"
   for line in "${SUMMARY[@]}"; do echo "  $line"; done
   echo "total: $TOTAL_PASSED passed, $TOTAL_FAILED failed"
   exit "$1"
 }
 
 # --- one configuration ----------------------------------------------------------
-# begin_config NAME DIR CMAKE_ARGS...: configure and build.
+# begin_config NAME CMAKE_ARGS...: configure and build in $BUILD_ROOT/ci-NAME.
 begin_config() {
-  CFG=$1 CFG_DIR="$ROOT/$2" CFG_PASSED=0 CFG_FAILED=0 CFG_TESTS_S=0 CFG_NOTE=""
-  shift 2
+  CFG=$1 CFG_DIR="$ROOT/$BUILD_ROOT/ci-$1" CFG_PASSED=0 CFG_FAILED=0 CFG_TESTS_S=0 CFG_NOTE=""
+  shift
+  rm -f "$LOGS/$CFG"-*.xml
   echo
   echo "======== $CFG: ${CFG_DIR#"$ROOT"/}"
   echo "cmake options: $*"
@@ -65,30 +117,49 @@ config_times() {
 
 config_failed() {  # config_failed WHAT
   SUMMARY+=("$CFG: FAILED at $1: $CFG_PASSED passed, $CFG_FAILED failed ($(config_times))")
+  [[ "$1" == *"time budget"* ]] || check_times >/dev/null 2>&1
   echo
   echo "test.sh: configuration '$CFG' FAILED at $1 (see above)" >&2
   finish 1
 }
 
+# The ten slowest tests of the configuration so far (from ctest's JUnit
+# reports), for the final report; and the time budget: every test that ran
+# longer than BUDGET_S seconds must carry the label `slow`.
+check_times() {
+  local reports=("$LOGS/$CFG"-*.xml) out rc
+  [[ -e "${reports[0]}" ]] || return 0
+  out=$(python3 "$ROOT/scripts/ctest_times.py" --build-dir "$CFG_DIR" --budget "$BUDGET_S" \
+    --label "$CFG" "${reports[@]}" 2>&1)
+  rc=$?
+  local line
+  while IFS= read -r line; do
+    [[ "$line" == ctest_times.py:* ]] || SLOWEST+=("$line")
+  done <<<"$out"
+  if [[ $rc -ne 0 ]]; then
+    grep '^ctest_times.py:' <<<"$out" >&2
+    CFG_NOTE+=" $(grep -o 'over the.*' <<<"$out")"
+  fi
+  return $rc
+}
+
 # run_ctest TAG [VAR=VALUE...] -- CTEST_ARGS...: one ctest pass in CFG_DIR,
-# with the given environment. A pass restricted to `-L mpi` that finds no
-# test is reported as "MPI tests: none yet"; any other empty pass fails.
+# with the given environment and the selection given on the command line.
 run_ctest() {
   local tag=$1; shift
   local envs=()
   while [[ $# -gt 0 && "$1" != "--" ]]; do envs+=("$1"); shift; done
   shift
   local log="$LOGS/$CFG-$tag.log" t0=$SECONDS
-  echo "-- $CFG ctest ($tag): ctest $*${envs[*]:+ with ${envs[*]}}"
-  (cd "$CFG_DIR" && env "${envs[@]}" ctest --output-on-failure -j "$JOBS" --timeout 300 "$@") \
-    2>&1 | tee "$log"
+  echo "-- $CFG ctest ($tag): ctest $* ${FILTER[*]}${envs[*]:+ with ${envs[*]}}"
+  (cd "$CFG_DIR" && env "${envs[@]}" ctest --output-on-failure -j "$JOBS" --timeout 300 \
+    --output-junit "$LOGS/$CFG-$tag.xml" "$@" "${FILTER[@]}") 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]} dt=$((SECONDS - t0))
   CFG_TESTS_S=$((CFG_TESTS_S + dt))
   echo "-- $CFG ctest ($tag): ${dt} s (exit $rc)"
   if grep -q "No tests were found" "$log"; then
-    if [[ " $* " == *" -L mpi "* ]]; then
-      echo "-- $CFG: MPI tests: none yet"
-      CFG_NOTE+=" MPI tests: none yet."
+    if [[ ${#FILTER[@]} -gt 0 ]]; then
+      echo "-- $CFG: no test of this pass matches ${FILTER[*]}"
       return 0
     fi
     config_failed "ctest $tag (no tests were found)"
@@ -108,37 +179,46 @@ run_ctest() {
 }
 
 end_config() {
+  check_times || config_failed "the time budget"
   SUMMARY+=("$CFG: ok: $CFG_PASSED passed, $CFG_FAILED failed ($(config_times)).$CFG_NOTE")
 }
 
-# --- (a) Open MPI (Debian's default mpicc/mpicxx/mpiexec): every test ----------------
-begin_config openmpi "$BUILD_ROOT/ci-openmpi" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLB4MPI_WERROR=ON
-run_ctest all --
-end_config
+# Optimized builds without debug information: -g doubles the compile time of
+# the template-heavy test and app sources; the sanitizer build has it.
+RELEASE=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O2 -DCMAKE_C_FLAGS_RELEASE=-O2)
 
-# --- (b) sanitizers: every test -----------------------------------------------------
-# Open MPI's MPI_Init leaks from components it dlopens and unloads again, which
-# LeakSanitizer cannot even name; so leaks are checked in the tests without MPI
-# and not in those under mpiexec (label mpi). Everything else is checked in both.
-UBSAN="UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
-begin_config asan "$BUILD_ROOT/ci-asan" \
-  -DCMAKE_BUILD_TYPE=Debug -DLB4MPI_SANITIZE=ON -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF
-run_ctest no-mpi "ASAN_OPTIONS=detect_leaks=1" "$UBSAN" -- -LE mpi
-run_ctest mpi "ASAN_OPTIONS=detect_leaks=0" "$UBSAN" -- -L mpi
-end_config
-
-# --- (c) MPICH: the MPI tests only --------------------------------------------------
-MPIEXEC_MPICH="$(command -v mpiexec.mpich || true)"
-if [[ -z "$MPIEXEC_MPICH" ]]; then
-  SUMMARY+=("mpich: FAILED: mpiexec.mpich not found")
-  finish 1
-fi
-begin_config mpich "$BUILD_ROOT/ci-mpich" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF \
-  -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
-  -DMPIEXEC_EXECUTABLE="$MPIEXEC_MPICH"
-run_ctest mpi -- -L mpi
-end_config
+for cfg in "${CONFIGS[@]}"; do
+  case "$cfg" in
+    openmpi)
+      # --- (a) Open MPI (Debian's default mpicc/mpicxx/mpiexec): every test ------------
+      begin_config openmpi "${RELEASE[@]}" -DLB4MPI_WERROR=ON
+      run_ctest all --
+      end_config ;;
+    asan)
+      # --- (b) sanitizers: every test ----------------------------------------------------
+      # Open MPI's MPI_Init leaks from components it dlopens and unloads again, which
+      # LeakSanitizer cannot even name; so leaks are checked in the tests without MPI
+      # and not in those under mpiexec (label mpi). Everything else is checked in both.
+      UBSAN="UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
+      begin_config asan -DCMAKE_BUILD_TYPE=Debug -DLB4MPI_SANITIZE=ON -DLB4MPI_WERROR=ON \
+        -DLB4MPI_BUILD_BENCH=OFF
+      run_ctest no-mpi "ASAN_OPTIONS=detect_leaks=1" "$UBSAN" -- -LE mpi
+      run_ctest mpi "ASAN_OPTIONS=detect_leaks=0" "$UBSAN" -- -L mpi
+      end_config ;;
+    mpich)
+      # --- (c) MPICH: the MPI tests only -------------------------------------------------
+      MPIEXEC_MPICH="$(command -v mpiexec.mpich || true)"
+      if [[ -z "$MPIEXEC_MPICH" ]]; then
+        SUMMARY+=("mpich: FAILED: mpiexec.mpich not found")
+        finish 1
+      fi
+      begin_config mpich "${RELEASE[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF \
+        -DLB4MPI_BUILD_UNIT_TESTS=OFF \
+        -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
+        -DMPIEXEC_EXECUTABLE="$MPIEXEC_MPICH"
+      run_ctest mpi -- -L mpi
+      end_config ;;
+  esac
+done
 
 finish 0

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli.hpp"
+
 #include <iostream>
 #include <sstream>
 
@@ -14,7 +16,8 @@ AppContext::AppContext(std::string name, MPI_Comm comm) : name_(std::move(name))
   MPI_Comm_size(comm_, &size_);
 }
 
-void AppContext::parse(CLI::App& cli, int argc, char** argv) const {
+void AppContext::parse(Cli& options, int argc, char** argv) const {
+  CLI::App& cli = options.app();
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

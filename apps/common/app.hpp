@@ -18,11 +18,9 @@
 #include <string>
 #include <string_view>
 
-namespace CLI {
-class App;
-}
-
 namespace lb4mpi::apps {
+
+class Cli;
 
 /// Thrown to end the app early with an exit code (after --help, a CLI error).
 struct AppExit {
@@ -40,7 +38,7 @@ class AppContext {
 
   /// Parses the command line. --help: rank 0 prints the help, AppExit{0}.
   /// A parse error: rank 0 prints it, AppExit{2}.
-  void parse(CLI::App& cli, int argc, char** argv) const;
+  void parse(Cli& cli, int argc, char** argv) const;
 
   /// From here on ranks communicate: an error may be local to one rank.
   void start_communicating() { communicating_ = true; }

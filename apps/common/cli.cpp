@@ -1,10 +1,14 @@
 #include "cli.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <sstream>
 
 #include "lb4mpi/techniques/technique.hpp"
 
 namespace lb4mpi::apps {
+
+namespace {
 
 CLI::Validator at_least(double lo) {
   std::ostringstream bound;
@@ -19,7 +23,63 @@ CLI::Validator at_least(double lo) {
       ">=" + bound.str());
 }
 
-CommonCli::CommonCli(CLI::App& cli, const Options& base)
+}  // namespace
+
+Cli::Cli(const std::string& description, const std::string& name)
+    : app_(std::make_unique<CLI::App>(description, name)) {}
+Cli::~Cli() = default;
+
+Cli::Opt& Cli::Opt::at_least(double lo) {
+  o_->check(apps::at_least(lo));
+  return *this;
+}
+Cli::Opt& Cli::Opt::show_default() {
+  o_->capture_default_str();
+  return *this;
+}
+Cli::Opt& Cli::Opt::group(const std::string& name) {
+  o_->group(name);
+  return *this;
+}
+Cli::Opt& Cli::Opt::needs(const Opt& other) {
+  o_->needs(other.o_);
+  return *this;
+}
+Cli::Opt& Cli::Opt::excludes(const std::string& flag) {
+  if (CLI::Option* other = app_->get_option_no_throw(flag)) o_->excludes(other);
+  return *this;
+}
+bool Cli::Opt::given() const { return o_->count() > 0; }
+
+Cli::Opt Cli::option(const std::string& flag, int& value, const std::string& help) {
+  return Opt(app_->add_option(flag, value, help), app_.get());
+}
+Cli::Opt Cli::option(const std::string& flag, std::int64_t& value, const std::string& help) {
+  return Opt(app_->add_option(flag, value, help), app_.get());
+}
+Cli::Opt Cli::option(const std::string& flag, std::uint64_t& value, const std::string& help) {
+  return Opt(app_->add_option(flag, value, help), app_.get());
+}
+Cli::Opt Cli::option(const std::string& flag, double& value, const std::string& help) {
+  return Opt(app_->add_option(flag, value, help), app_.get());
+}
+Cli::Opt Cli::option(const std::string& flag, std::optional<double>& value, const std::string& help) {
+  return Opt(app_->add_option(flag, value, help), app_.get());
+}
+Cli::Opt Cli::option(const std::string& flag, std::string& value, const std::string& help) {
+  return Opt(app_->add_option(flag, value, help), app_.get());
+}
+Cli::Opt Cli::list(const std::string& flag, std::vector<int>& values, const std::string& help) {
+  return Opt(app_->add_option(flag, values, help)->delimiter(','), app_.get());
+}
+Cli::Opt Cli::list(const std::string& flag, std::vector<std::string>& values, const std::string& help) {
+  return Opt(app_->add_option(flag, values, help)->delimiter(','), app_.get());
+}
+Cli::Opt Cli::flag(const std::string& flag, bool& value, const std::string& help) {
+  return Opt(app_->add_flag(flag, value, help), app_.get());
+}
+
+CommonCli::CommonCli(Cli& cli, const Options& base)
     : base_(base),
       technique_(name(base.technique)),
       mode_(name(base.mode)),
@@ -30,41 +90,34 @@ CommonCli::CommonCli(CLI::App& cli, const Options& base)
       inject_delay_us_(base.inject_delay_us),
       delay_ranks_(base.delay_ranks) {
   const std::string group = "Scheduling (defaults from LB4MPI_* variables)";
-  cli.add_option("--technique", technique_, "DLS technique: " + valid_technique_names())
-      ->capture_default_str()
-      ->group(group);
-  cli.add_option("--mode", mode_, "centralized|distributed|distributed-rma")
-      ->capture_default_str()
-      ->group(group);
-  cli.add_option("--min-chunk", min_chunk_, "smallest chunk size (but the last)")
-      ->capture_default_str()
-      ->check(at_least(1))
-      ->group(group);
-  cli.add_option("--max-chunk", max_chunk_, "largest chunk size, 0 = no cap")
-      ->capture_default_str()
-      ->check(at_least(0))
-      ->group(group);
-  cli.add_option("--break-after", break_after_,
-                 "coordinator: iterations between request checks, -1 = auto")
-      ->capture_default_str()
-      ->group(group);
-  cli.add_option("--request-when", request_when_,
-                 "worker: iterations left when it asks for more, -1 = auto")
-      ->capture_default_str()
-      ->group(group);
-  cli.add_option("--inject-delay-us", inject_delay_us_,
-                 "delay injected into each chunk calculation [us]")
-      ->capture_default_str()
-      ->check(at_least(0))
-      ->group(group);
-  cli.add_option("--delay-ranks", delay_ranks_,
-                 "ranks that get the delay, comma-separated (default: all)")
-      ->delimiter(',')
-      ->group(group);
-  cli.add_option("--repeat", repeat_, "run the loop K times (time steps), reporting each")
-      ->capture_default_str()
-      ->check(at_least(1))
-      ->group(group);
+  cli.option("--technique", technique_, "DLS technique: " + valid_technique_names())
+      .show_default()
+      .group(group);
+  cli.option("--mode", mode_, "centralized|distributed|distributed-rma").show_default().group(group);
+  cli.option("--min-chunk", min_chunk_, "smallest chunk size (but the last)")
+      .show_default()
+      .at_least(1)
+      .group(group);
+  cli.option("--max-chunk", max_chunk_, "largest chunk size, 0 = no cap")
+      .show_default()
+      .at_least(0)
+      .group(group);
+  cli.option("--break-after", break_after_, "coordinator: iterations between request checks, -1 = auto")
+      .show_default()
+      .group(group);
+  cli.option("--request-when", request_when_, "worker: iterations left when it asks for more, -1 = auto")
+      .show_default()
+      .group(group);
+  cli.option("--inject-delay-us", inject_delay_us_, "delay injected into each chunk calculation [us]")
+      .show_default()
+      .at_least(0)
+      .group(group);
+  cli.list("--delay-ranks", delay_ranks_, "ranks that get the delay, comma-separated (default: all)")
+      .group(group);
+  cli.option("--repeat", repeat_, "run the loop K times (time steps), reporting each")
+      .show_default()
+      .at_least(1)
+      .group(group);
 }
 
 Options CommonCli::options() const {

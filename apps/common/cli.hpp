@@ -11,23 +11,78 @@
 //   --inject-delay-us D    delay injected into every chunk calculation
 //   --delay-ranks R,R,...  ranks that get the delay (default all)
 //   --repeat K             run the loop K times (time steps) and report each
+//
+// Cli is the apps' command line: CLI11 behind a small interface, so that only
+// cli.cpp compiles CLI11 (a header-only library whose inline code costs ~10 s
+// of compile time in every source that includes it).
 #pragma once
-#include <CLI/CLI.hpp>
-
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lb4mpi/options.hpp"
 
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
 namespace lb4mpi::apps {
 
-/// A CLI11 check that a number is >= `lo`: "--width: must be >= 1, got 0".
-CLI::Validator at_least(double lo);
+class Cli {
+ public:
+  Cli(const std::string& description, const std::string& name);
+  ~Cli();
+  Cli(const Cli&) = delete;
+  Cli& operator=(const Cli&) = delete;
+
+  /// A registered option; its settings chain: cli.option(...).at_least(1).show_default().
+  class Opt {
+   public:
+    /// Rejects numbers below `lo`: "--width: must be >= 1, got 0".
+    Opt& at_least(double lo);
+    /// --help shows the variable's value at registration as the default.
+    Opt& show_default();
+    Opt& group(const std::string& name);
+    /// Only valid together with `other`.
+    Opt& needs(const Opt& other);
+    /// Not valid together with the option `flag`, when it is registered.
+    Opt& excludes(const std::string& flag);
+    /// Whether the command line gave it (after parsing).
+    [[nodiscard]] bool given() const;
+
+   private:
+    friend class Cli;
+    Opt(CLI::Option* o, CLI::App* app) : o_(o), app_(app) {}
+    CLI::Option* o_;
+    CLI::App* app_;
+  };
+
+  Opt option(const std::string& flag, int& value, const std::string& help);
+  Opt option(const std::string& flag, std::int64_t& value, const std::string& help);
+  Opt option(const std::string& flag, std::uint64_t& value, const std::string& help);
+  Opt option(const std::string& flag, double& value, const std::string& help);
+  Opt option(const std::string& flag, std::optional<double>& value, const std::string& help);
+  Opt option(const std::string& flag, std::string& value, const std::string& help);
+  /// Comma-separated values (repeating the option appends).
+  Opt list(const std::string& flag, std::vector<int>& values, const std::string& help);
+  Opt list(const std::string& flag, std::vector<std::string>& values, const std::string& help);
+  /// A switch without a value.
+  Opt flag(const std::string& flag, bool& value, const std::string& help);
+
+  /// The parser itself (for AppContext::parse).
+  CLI::App& app() { return *app_; }
+
+ private:
+  std::unique_ptr<CLI::App> app_;
+};
 
 class CommonCli {
  public:
   /// Registers the options in `cli`, their defaults taken from `base`.
-  CommonCli(CLI::App& cli, const Options& base);
+  CommonCli(Cli& cli, const Options& base);
 
   /// `base` with the parsed values on top; throws lb4mpi::Error on a bad
   /// technique or mode name, naming the valid ones.

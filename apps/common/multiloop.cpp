@@ -30,43 +30,39 @@ std::string names(const std::vector<Options>& opt, T Options::*field) {
 
 }  // namespace
 
-MultiLoopCli::MultiLoopCli(CLI::App& cli) {
+MultiLoopCli::MultiLoopCli(Cli& cli) {
   const std::string group = "Several loops per time step";
-  o_techniques_ =
-      cli.add_option("--techniques", techniques_,
-                     "one DLS technique per loop, comma-separated (instead of --technique)")
-          ->delimiter(',')
-          ->group(group);
-  o_modes_ =
-      cli.add_option("--modes", modes_, "one mode per loop, comma-separated (instead of --mode)")
-          ->delimiter(',')
-          ->group(group);
-  o_steps_ = cli.add_option("--time-steps", time_steps_, "time steps; each runs every loop once")
-                 ->capture_default_str()
-                 ->check(at_least(1))
-                 ->group(group);
-  o_async_ = cli.add_flag("--async", async_,
-                          "asynchronous: all loops of a step in flight together (default: one "
-                          "after the other, each synchronized at its end)")
-                 ->group(group);
-  o_probe_ = cli.add_flag("--idle-probing", idle_probing_,
-                          "with --async: a rank whose loop has no work for it right now waits for "
-                          "some (as LB4MPI did) instead of moving on to another loop")
-                 ->needs(o_async_)
-                 ->group(group);
-  o_targeted_ = cli.add_flag("--targeted", targeted_,
-                             "with --async: target the loops in turn, next(l) for l = 0, 1, ... as "
-                             "`003`'s DLS_TargetLoop pattern (default: LoopSet::next(), the "
-                             "lowest-numbered loop that has work right now)")
-                    ->needs(o_async_)
-                    ->group(group);
-  if (CLI::Option* t = cli.get_option_no_throw("--technique")) o_techniques_->excludes(t);
-  if (CLI::Option* m = cli.get_option_no_throw("--mode")) o_modes_->excludes(m);
+  Cli::Opt techniques =
+      cli.list("--techniques", techniques_, "one DLS technique per loop, comma-separated (instead of --technique)")
+          .group(group)
+          .excludes("--technique");
+  Cli::Opt modes = cli.list("--modes", modes_, "one mode per loop, comma-separated (instead of --mode)")
+                       .group(group)
+                       .excludes("--mode");
+  Cli::Opt steps = cli.option("--time-steps", time_steps_, "time steps; each runs every loop once")
+                       .show_default()
+                       .at_least(1)
+                       .group(group);
+  Cli::Opt async = cli.flag("--async", async_,
+                            "asynchronous: all loops of a step in flight together (default: one "
+                            "after the other, each synchronized at its end)")
+                       .group(group);
+  Cli::Opt probe = cli.flag("--idle-probing", idle_probing_,
+                            "with --async: a rank whose loop has no work for it right now waits for "
+                            "some (as LB4MPI did) instead of moving on to another loop")
+                       .needs(async)
+                       .group(group);
+  Cli::Opt targeted = cli.flag("--targeted", targeted_,
+                               "with --async: target the loops in turn, next(l) for l = 0, 1, ... as "
+                               "`003`'s DLS_TargetLoop pattern (default: LoopSet::next(), the "
+                               "lowest-numbered loop that has work right now)")
+                          .needs(async)
+                          .group(group);
+  given_ = {techniques, modes, steps, async, probe, targeted};
 }
 
 bool MultiLoopCli::any_given() const {
-  return o_techniques_->count() > 0 || o_modes_->count() > 0 || o_steps_->count() > 0 ||
-         o_async_->count() > 0 || o_probe_->count() > 0 || o_targeted_->count() > 0;
+  return std::any_of(given_.begin(), given_.end(), [](const Cli::Opt& o) { return o.given(); });
 }
 
 std::vector<Options> MultiLoopCli::options(const Options& common, int loops) const {

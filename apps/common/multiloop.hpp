@@ -35,10 +35,10 @@
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
+#include "cli.hpp"
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
 #include "timing.hpp"
@@ -55,7 +55,7 @@ class MultiLoopCli {
  public:
   /// Registers --techniques, --modes, --time-steps, --async in `cli` (after
   /// CommonCli, whose --technique / --mode they exclude).
-  explicit MultiLoopCli(CLI::App& cli);
+  explicit MultiLoopCli(Cli& cli);
 
   /// The options of each of `loops` loops: `common` (CommonCli::options())
   /// with --techniques / --modes on top. Throws lb4mpi::Error on a bad name
@@ -76,12 +76,7 @@ class MultiLoopCli {
   bool async_ = false;
   bool idle_probing_ = false;
   bool targeted_ = false;
-  CLI::Option* o_techniques_ = nullptr;
-  CLI::Option* o_modes_ = nullptr;
-  CLI::Option* o_steps_ = nullptr;
-  CLI::Option* o_async_ = nullptr;
-  CLI::Option* o_probe_ = nullptr;
-  CLI::Option* o_targeted_ = nullptr;
+  std::vector<Cli::Opt> given_;  // whether any of them was given
 };
 
 struct MultiStep {

@@ -13,7 +13,6 @@
 // one after the other or, with --async, all in flight at once; --techniques
 // and --modes give each loop its own. The summary is the multi-loop one of
 // apps/common/multiloop.hpp.
-#include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <limits>
@@ -91,7 +90,7 @@ int run_three_loops(apps::AppContext& ctx, const mb::Params& params, double min_
 
 int run(apps::AppContext& ctx, int argc, char** argv) {
   const lb4mpi::Options base = lb4mpi::Options::from_env();
-  CLI::App cli{"Mandelbrot set of z^4 + c, load-balanced across MPI ranks by lb4mpi", ctx.name()};
+  apps::Cli cli("Mandelbrot set of z^4 + c, load-balanced across MPI ranks by lb4mpi", ctx.name());
   apps::CommonCli common(cli, base);
   apps::MultiLoopCli multi(cli);
   mb::Params params;
@@ -100,19 +99,19 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   int loops = 1;
   double min_half_width = 0.5;
   std::string png;
-  cli.add_option("--width", params.width, "image width W: the loop has W^2 iterations")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
-  cli.add_option("--threshold", params.threshold, "conversion threshold CT: most steps per point")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
-  cli.add_option("--loops", loops,
+  cli.option("--width", params.width, "image width W: the loop has W^2 iterations")
+      .show_default()
+      .at_least(1);
+  cli.option("--threshold", params.threshold, "conversion threshold CT: most steps per point")
+      .show_default()
+      .at_least(1);
+  cli.option("--loops", loops,
                  "loops per time step: 1, or 3 (constant, increasing, decreasing imbalance)")
-      ->capture_default_str();
-  cli.add_option("--min-half-width", min_half_width,
+      .show_default();
+  cli.option("--min-half-width", min_half_width,
                  "--loops 3: half-width of the most zoomed-in window of loops 2 and 3")
-      ->capture_default_str();
-  cli.add_option("--png", png, "write the image of the set to this PNG file (rank 0)");
+      .show_default();
+  cli.option("--png", png, "write the image of the set to this PNG file (rank 0)");
   ctx.parse(cli, argc, argv);
 
   const lb4mpi::Options opt = common.options();

@@ -12,7 +12,6 @@
 // Prints the multi-loop JSON summary (apps/common/multiloop.hpp) on rank 0;
 // `params` adds the sizes and `pi` (from an order-independent fixed-point sum
 // of the slices of the last step).
-#include <CLI/CLI.hpp>
 
 #include <cmath>
 #include <numbers>
@@ -33,24 +32,23 @@ namespace {
 
 int run(apps::AppContext& ctx, int argc, char** argv) {
   const lb4mpi::Options base = lb4mpi::Options::from_env();
-  CLI::App cli{"Pi-solver + STREAM Triad: two loops per time step, load-balanced by lb4mpi",
-               ctx.name()};
+  apps::Cli cli("Pi-solver + STREAM Triad: two loops per time step, load-balanced by lb4mpi", ctx.name());
   apps::CommonCli common(cli, base);
   apps::MultiLoopCli multi(cli);
   ps::PiParams pi;
   ps::TriadParams triad;
-  cli.add_option("--pi-iterations", pi.iterations, "iterations of the Pi loop")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
-  cli.add_option("--pi-substeps", pi.substeps, "midpoint terms per Pi iteration (its work)")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
-  cli.add_option("--triad-elements", triad.elements, "elements of each Triad array")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
-  cli.add_option("--triad-block", triad.block, "Triad elements per loop iteration")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
+  cli.option("--pi-iterations", pi.iterations, "iterations of the Pi loop")
+      .show_default()
+      .at_least(1);
+  cli.option("--pi-substeps", pi.substeps, "midpoint terms per Pi iteration (its work)")
+      .show_default()
+      .at_least(1);
+  cli.option("--triad-elements", triad.elements, "elements of each Triad array")
+      .show_default()
+      .at_least(1);
+  cli.option("--triad-block", triad.block, "Triad elements per loop iteration")
+      .show_default()
+      .at_least(1);
   ctx.parse(cli, argc, argv);
 
   const lb4mpi::Options opt = common.options();

@@ -6,7 +6,6 @@
 // Every rank builds the same cloud from --seed. The result of iteration i is
 // the hash of spin image i; the checksum sums mix_result(i, hash). Prints the
 // JSON summary of apps/common/summary.hpp on rank 0, with `params`.
-#include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
@@ -25,24 +24,23 @@ namespace {
 
 int run(apps::AppContext& ctx, int argc, char** argv) {
   const lb4mpi::Options base = lb4mpi::Options::from_env();
-  CLI::App cli{"Spin images of a 3-D point cloud, load-balanced across MPI ranks by lb4mpi",
-               ctx.name()};
+  apps::Cli cli("Spin images of a 3-D point cloud, load-balanced across MPI ranks by lb4mpi", ctx.name());
   apps::CommonCli common(cli, base);
   psia::Params params;
   lb4mpi::Index points = 16384;
   lb4mpi::Index images = -1;
   std::uint64_t seed = 1;
-  cli.add_option("--points", points, "N: points in the cloud")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
-  cli.add_option("--images", images, "M: spin images to compute = loop iterations (default N)")
-      ->check(apps::at_least(1));
-  cli.add_option("--image-width", params.image_width, "W: images are W x W bins")
-      ->capture_default_str();
-  cli.add_option("--bin-size", params.bin_size, "B: side of a bin")->capture_default_str();
-  cli.add_option("--support-angle", params.support_angle_deg, "S: support angle [degrees]")
-      ->capture_default_str();
-  cli.add_option("--seed", seed, "seed of the point cloud")->capture_default_str();
+  cli.option("--points", points, "N: points in the cloud")
+      .show_default()
+      .at_least(1);
+  cli.option("--images", images, "M: spin images to compute = loop iterations (default N)")
+      .at_least(1);
+  cli.option("--image-width", params.image_width, "W: images are W x W bins")
+      .show_default();
+  cli.option("--bin-size", params.bin_size, "B: side of a bin").show_default();
+  cli.option("--support-angle", params.support_angle_deg, "S: support angle [degrees]")
+      .show_default();
+  cli.option("--seed", seed, "seed of the point cloud").show_default();
   ctx.parse(cli, argc, argv);
 
   const lb4mpi::Options opt = common.options();

@@ -9,7 +9,6 @@
 //   t_par_over_bound   t_par_s / (repeat * lower_bound_s)
 // (each step also has its own t_par_over_bound) and `params`. The result of
 // iteration i is its drawn time in ns.
-#include <CLI/CLI.hpp>
 
 #include <optional>
 #include <string>
@@ -45,27 +44,25 @@ double default_cov(syn::Distribution d) {
 
 int run(apps::AppContext& ctx, int argc, char** argv) {
   const lb4mpi::Options base = lb4mpi::Options::from_env();
-  CLI::App cli{
-      "Synthetic loop with known iteration times, load-balanced across MPI ranks by lb4mpi",
-      ctx.name()};
+  apps::Cli cli("Synthetic loop with known iteration times, load-balanced across MPI ranks by lb4mpi", ctx.name());
   apps::CommonCli common(cli, base);
   lb4mpi::Index n = 20000;
   std::string distribution = "exponential";
   std::optional<double> cov;
   std::string exec = "spin";
   syn::Params params;
-  cli.add_option("--iterations", n, "N: loop iterations")
-      ->capture_default_str()
-      ->check(apps::at_least(1));
-  cli.add_option("--distribution", distribution, "constant|uniform|normal|exponential|gamma")
-      ->capture_default_str();
-  cli.add_option("--mean-us", params.mean_us, "M: mean iteration time [us]")->capture_default_str();
-  cli.add_option(
+  cli.option("--iterations", n, "N: loop iterations")
+      .show_default()
+      .at_least(1);
+  cli.option("--distribution", distribution, "constant|uniform|normal|exponential|gamma")
+      .show_default();
+  cli.option("--mean-us", params.mean_us, "M: mean iteration time [us]").show_default();
+  cli.option(
       "--cov", cov,
       "C: coefficient of variation (default: uniform 0.5, normal 0.3, exponential 1, gamma 1)");
-  cli.add_option("--seed", params.seed, "seed of the iteration times")->capture_default_str();
-  cli.add_option("--exec", exec, "spin|sleep: how an iteration spends its time")
-      ->capture_default_str();
+  cli.option("--seed", params.seed, "seed of the iteration times").show_default();
+  cli.option("--exec", exec, "spin|sleep: how an iteration spends its time")
+      .show_default();
   ctx.parse(cli, argc, argv);
 
   const lb4mpi::Options opt = common.options();

@@ -16,6 +16,7 @@
 #include "lb4mpi/lb4mpi.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -128,8 +130,13 @@ void print_error(const std::string& msg) {
   int finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized != 0 && finalized == 0)
+  if (initialized != 0 && finalized == 0) {
+    // The launcher forwards a rank's output asynchronously, and MPI_Abort
+    // tears the job down at once: MPICH's hydra lost the message now and
+    // then. A moment's pause lets it through.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 2);
+  }
   std::exit(2);
 }
 

@@ -215,8 +215,7 @@ Report Executor::finish() {
   };
   Row row{mine_, exit_time_, dropped_};
   std::vector<Row> rows(static_cast<std::size_t>(size_));
-  check_mpi(MPI_Allgather(&row, sizeof(Row), MPI_BYTE, rows.data(), sizeof(Row), MPI_BYTE, comm_),
-            "MPI_Allgather");
+  detail::allgather(&row, sizeof(Row), MPI_BYTE, rows.data(), comm_);
   Report report;
   report.technique = options_.technique;
   report.mode = options_.mode;

@@ -117,9 +117,8 @@ bool LoopGroup::wait_any() {
   std::vector<MPI_Request> reqs;
   reqs.reserve(slots.size());
   for (MPI_Request* r : slots) reqs.push_back(*r);
-  int index = MPI_UNDEFINED;
   MPI_Status st;
-  check_mpi(MPI_Waitany(static_cast<int>(reqs.size()), reqs.data(), &index, &st), "MPI_Waitany");
+  const int index = detail::wait_any(static_cast<int>(reqs.size()), reqs.data(), &st);
   if (index == MPI_UNDEFINED) return false;
   *slots[static_cast<std::size_t>(index)] = MPI_REQUEST_NULL;  // completed
   execs_[owner[static_cast<std::size_t>(index)]]->on_waited(st);

@@ -5,11 +5,36 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lb4mpi::detail {
 
 /// Throws lb4mpi::Error("lb4mpi: <what> failed: <MPI error string>") unless rc == MPI_SUCCESS.
 void check_mpi(int rc, const char* what);
+
+/// Completes `request` like MPI_Wait, but shares the core: it polls with
+/// MPI_Test, busily for the first kSpinPolls polls (a reply that is on its
+/// way arrives within them), then yielding the processor between polls
+/// (sched_yield), so that a rank waiting for a peer that shares its core
+/// (more ranks than cores) does not take the core's time from that peer.
+/// MPI implementations busy-wait inside MPI_Wait; MPICH's ch4 device does
+/// not yield (MPIR_CVAR_POLLS_BEFORE_YIELD has no effect there), and with
+/// two ranks per core every round trip then costs a scheduler time slice.
+void wait(MPI_Request& request, MPI_Status* status, const char* what = "MPI_Wait");
+/// The same for MPI_Waitany: returns the index completed (MPI_UNDEFINED
+/// when every request is MPI_REQUEST_NULL).
+int wait_any(int count, MPI_Request* requests, MPI_Status* status);
+inline constexpr int kSpinPolls = 256;
+/// The pause between two fruitless polls number `polls` and `polls + 1` of
+/// something another rank must do first: none for the first kSpinPolls,
+/// then the processor is yielded.
+void backoff(int polls);
+
+/// MPI_Allreduce, MPI_Allgather and MPI_Barrier as their nonblocking forms
+/// completed by wait(): collectives that share the core while they wait.
+void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void allgather(const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm);
+void barrier(MPI_Comm comm);
 
 /// One of lb4mpi's own duplicates of a user communicator, and what the
 /// executions that use it share: a counter that gives every execution on the
@@ -19,6 +44,17 @@ struct Channel {
   MPI_Comm comm = MPI_COMM_NULL;
   std::int32_t next_epoch = 1;   ///< epoch of the next execution started on the channel
   const void* busy = nullptr;    ///< the execution in flight here (not yet drained on this rank)
+  /// RMA windows of finished executions (in a lock_all epoch, their memory
+  /// at `owner`), kept for the next execution on the channel: creating and
+  /// freeing a window are collective and cost a millisecond or more. They
+  /// are taken and given back at collective points (a loop's start and
+  /// finish), so every rank's list is the same. Freed with the channel.
+  struct Window {
+    MPI_Win win = MPI_WIN_NULL;
+    int owner = 0;            ///< the rank that holds the memory
+    std::size_t doubles = 0;  ///< its size at the owner
+  };
+  std::vector<Window> windows;
 };
 
 /// lb4mpi's own duplicates of `comm`, one per channel (loops in flight at

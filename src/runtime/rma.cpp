@@ -14,27 +14,86 @@ RmaExecutor::RmaExecutor(MPI_Comm comm, Index first, Index last, const Options& 
     : Executor(comm, first, last, options, channel) {}
 
 RmaExecutor::~RmaExecutor() {
+  // Only an execution that did not finish still holds its window.
   if (win_ != MPI_WIN_NULL) {
-    if (!granting_) MPI_Win_unlock_all(win_);
+    MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);  // collective: every rank destroys its Loop
   }
 }
 
-void RmaExecutor::create_window(std::size_t doubles) {
+void RmaExecutor::take_window(std::size_t doubles) {
   doubles_ = doubles;
+  auto& pool = channel_->windows;
+  for (auto w = pool.rbegin(); w != pool.rend(); ++w) {
+    if (w->owner == options_.coordinator && w->doubles >= doubles) {
+      win_ = w->win;
+      capacity_ = w->doubles;
+      pool.erase(std::next(w).base());
+      return;  // as given back: its counters are 0
+    }
+  }
   const bool mine = rank_ == options_.coordinator;
   const MPI_Aint bytes = mine ? static_cast<MPI_Aint>(doubles * sizeof(double)) : 0;
-  check_mpi(MPI_Win_allocate(bytes, sizeof(double), MPI_INFO_NULL, comm_, &base_, &win_), "MPI_Win_allocate");
-  if (mine) std::fill_n(static_cast<double*>(base_), doubles, 0.0);
+  void* base = nullptr;
+  check_mpi(MPI_Win_allocate(bytes, sizeof(double), MPI_INFO_NULL, comm_, &base, &win_), "MPI_Win_allocate");
+  capacity_ = doubles;
+  if (mine) std::fill_n(static_cast<double*>(base), doubles, 0.0);
+  detail::barrier(comm_);  // the zeroed memory is visible before any access
+  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
 }
 
-void RmaExecutor::write_state(const std::vector<double>& state) {
-  check_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank_, 0, win_), "MPI_Win_lock");
-  check_mpi(MPI_Put(state.data(), static_cast<int>(state.size()), MPI_DOUBLE, rank_, 0,
-                    static_cast<int>(state.size()), MPI_DOUBLE, win_),
-            "MPI_Put");
-  check_mpi(MPI_Win_unlock(rank_, win_), "MPI_Win_unlock");
+void RmaExecutor::give_back_window() {
+  if (rank_ == options_.coordinator) {
+    // The first word to 0 (the step counter, or the lock word, free anyway),
+    // whatever the next loop on the window uses it for. Every
+    // rank is past its last access (finish() gathered them all), and the
+    // next start's agreement orders this before any access.
+    const std::int64_t zero = 0;
+    for (int slot = 0; slot < static_cast<int>(std::min<std::size_t>(capacity_, kStateSlot)); ++slot) {
+      std::int64_t old = 0;
+      check_mpi(MPI_Fetch_and_op(&zero, &old, MPI_INT64_T, rank_, slot, MPI_REPLACE, win_), "MPI_Fetch_and_op");
+    }
+    check_mpi(MPI_Win_flush(rank_, win_), "MPI_Win_flush");
+  }
+  channel_->windows.push_back({win_, options_.coordinator, capacity_});
+  win_ = MPI_WIN_NULL;
 }
+
+void RmaExecutor::put_state(int target) {
+  const int count = static_cast<int>(state_.size());
+  check_mpi(MPI_Put(state_.data(), count, MPI_DOUBLE, target, kStateSlot, count, MPI_DOUBLE, win_), "MPI_Put");
+  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush");
+}
+
+void RmaExecutor::get_state(int target) {
+  state_.resize(doubles_ - kStateSlot);
+  const int count = static_cast<int>(state_.size());
+  check_mpi(MPI_Get(state_.data(), count, MPI_DOUBLE, target, kStateSlot, count, MPI_DOUBLE, win_), "MPI_Get");
+  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush");
+}
+
+// The state's lock: a test-and-set word at the coordinator, 0 when free. A
+// rank swaps in 1 (fetch-and-op MPI_REPLACE) and holds the lock when it got
+// 0 back; it releases by swapping in 0. Only fetch-and-op is used: Open MPI
+// 4.1's emulated compare-and-swap crashes when a rank targets its own window
+// over shared memory. Not first-come first-served on purpose: with more
+// ranks than cores a ticket lock made everybody wait for a descheduled
+// rank whose turn it was (MPICH, 4 ranks on 2 cores: 1.5x slower). Unlike
+// MPI_Win_lock(MPI_LOCK_EXCLUSIVE) a waiting rank polls politely
+// (detail::backoff), inside the window's one lock_all epoch.
+std::int64_t RmaExecutor::swap(int slot, std::int64_t value) {
+  std::int64_t old = 0;
+  check_mpi(MPI_Fetch_and_op(&value, &old, MPI_INT64_T, options_.coordinator, slot, MPI_REPLACE, win_),
+            "MPI_Fetch_and_op");
+  check_mpi(MPI_Win_flush(options_.coordinator, win_), "MPI_Win_flush");
+  return old;
+}
+
+void RmaExecutor::lock_state() {
+  for (int polls = 0; swap(kLockSlot, 1) != 0; ++polls) detail::backoff(polls);
+}
+
+void RmaExecutor::unlock_state() { (void)swap(kLockSlot, 0); }
 
 void RmaExecutor::on_start() {
   granting_ = !info(options_.technique).has_closed_form;
@@ -52,24 +111,19 @@ void RmaExecutor::on_start() {
   meas_since_ = now();
   if (!granting_) {
     walk_.emplace(*calc_);
-    if (win_ == MPI_WIN_NULL) {
-      create_window(1);  // the step counter (an int64 in a double-sized slot)
-      check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // initial value visible before any fetch
-      check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
-    }
+    // The step counter (an int64 in a double-sized slot), 0 when taken; not
+    // needed by STATIC, whose blocks follow from the rank.
+    if (options_.technique != Technique::STATIC) take_window(1);
     return;
   }
-  // The technique's state goes into the coordinator's window; on a restart
-  // of the same loop it was carried over by on_finish (what AWF learned).
-  if (win_ == MPI_WIN_NULL) {
-    calc_->save_state(state_);
-    create_window(state_.size());
-  }
-  if (rank_ == options_.coordinator && fresh) {
-    calc_->save_state(state_);
-    write_state(state_);
-  }
-  check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // the state is in place before anyone reads it
+  // The lock word, then the technique's state in the coordinator's window.
+  // The coordinator's calculator holds what the technique learned so far
+  // (on_finish carried it over), so it writes the state at every start: the
+  // window may have served another loop since.
+  calc_->save_state(state_);
+  take_window(kStateSlot + state_.size());
+  if (rank_ == options_.coordinator) put_state(rank_);
+  detail::barrier(comm_);  // the state is in place before anyone reads it
 }
 
 Index RmaExecutor::fetch_step() {
@@ -83,11 +137,8 @@ Index RmaExecutor::fetch_step() {
 
 std::optional<Chunk> RmaExecutor::acquire_granted() {
   const int coord = options_.coordinator;
-  const int count = static_cast<int>(doubles_);
-  state_.resize(doubles_);
-  check_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, coord, 0, win_), "MPI_Win_lock");
-  check_mpi(MPI_Get(state_.data(), count, MPI_DOUBLE, coord, 0, count, MPI_DOUBLE, win_), "MPI_Get");
-  check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
+  lock_state();
+  get_state(coord);
   calc_->load_state(state_);
   if (meas_done_ > 0) {
     calc_->record(ChunkTiming{rank_, meas_done_, meas_work_, now() - meas_since_});
@@ -102,8 +153,8 @@ std::optional<Chunk> RmaExecutor::acquire_granted() {
     calc_->commit(*g, c->size);
   }
   calc_->save_state(state_);
-  check_mpi(MPI_Put(state_.data(), count, MPI_DOUBLE, coord, 0, count, MPI_DOUBLE, win_), "MPI_Put");
-  check_mpi(MPI_Win_unlock(coord, win_), "MPI_Win_unlock");
+  put_state(coord);
+  unlock_state();
   return c;
 }
 
@@ -137,15 +188,14 @@ void RmaExecutor::piece_done(const Chunk& piece, double work_time) {
 
 void RmaExecutor::on_finish(const Report& report) {
   // Every rank is past its last access (finish() gathered them all).
-  if (rank_ != options_.coordinator) return;
+  if (win_ == MPI_WIN_NULL) return;  // STATIC
+  if (rank_ != options_.coordinator) {
+    give_back_window();
+    return;
+  }
   if (granting_) {
     // Carry what the technique learned into the next execution of the loop.
-    state_.resize(doubles_);
-    check_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank_, 0, win_), "MPI_Win_lock");
-    check_mpi(MPI_Get(state_.data(), static_cast<int>(doubles_), MPI_DOUBLE, rank_, 0, static_cast<int>(doubles_),
-                      MPI_DOUBLE, win_),
-              "MPI_Get");
-    check_mpi(MPI_Win_unlock(rank_, win_), "MPI_Win_unlock");
+    get_state(rank_);
     calc_->load_state(state_);
     for (int r = 0; r < static_cast<int>(report.ranks.size()); ++r) {
       const RankReport& rr = report.ranks[static_cast<std::size_t>(r)];
@@ -153,14 +203,9 @@ void RmaExecutor::on_finish(const Report& report) {
     }
     calc_->restart();
     calc_->save_state(state_);
-    write_state(state_);
-  } else if (options_.technique != Technique::STATIC) {
-    // Reset the step counter; the next start's agreement orders it before any fetch.
-    const std::int64_t zero = 0;
-    std::int64_t old = 0;
-    check_mpi(MPI_Fetch_and_op(&zero, &old, MPI_INT64_T, rank_, 0, MPI_REPLACE, win_), "MPI_Fetch_and_op");
-    check_mpi(MPI_Win_flush(rank_, win_), "MPI_Win_flush");
+    put_state(rank_);
   }
+  give_back_window();
 }
 
 }  // namespace lb4mpi

@@ -7,10 +7,11 @@
 // (ClosedWalk), as the two-sided DCA does.
 //
 // Techniques without one: the extra synchronization `001` §4 describes for
-// AF. The window holds the technique's whole state (step, start, batch,
-// every rank's statistics: 9 numbers per rank). A rank takes an exclusive
-// lock, reads the state, adds its own latest measurement, computes its
-// chunk, writes the state back and unlocks — O(P) data per chunk.
+// AF. The window holds a lock word and the technique's whole state (step,
+// start, batch, every rank's statistics: 9 numbers per rank). A rank takes
+// the lock (an atomic swap of 1 that returns 0), reads the state, adds its
+// own latest measurement, computes its chunk, writes the state back and
+// releases the lock (a swap of 0) — O(P) data per chunk.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -39,13 +40,27 @@ class RmaExecutor final : public Executor {
  private:
   [[nodiscard]] Index fetch_step();
   std::optional<Chunk> acquire_granted();
-  void create_window(std::size_t doubles);
-  void write_state(const std::vector<double>& state);  // coordinator, own window
+  /// A window of at least `doubles` numbers at the coordinator, zeroed, in
+  /// a lock_all epoch: one the channel kept (see detail::Channel::windows),
+  /// else a new one (collective). Every rank takes the same.
+  void take_window(std::size_t doubles);
+  /// Gives the window back to the channel at the end of an execution.
+  void give_back_window();
+  /// Atomically replaces the int64 at `slot` of the coordinator's window
+  /// with `value`, flushed; returns the value before.
+  std::int64_t swap(int slot, std::int64_t value);
+  // Granting: the window is [lock word | the technique's state].
+  static constexpr int kLockSlot = 0;
+  static constexpr int kStateSlot = 1;
+  void lock_state();
+  void unlock_state();
+  void put_state(int target);  // state_ to the window at `target`, flushed
+  void get_state(int target);  // the window at `target` into state_, flushed
 
   bool granting_ = false;  // the technique has no closed form
   MPI_Win win_ = MPI_WIN_NULL;
-  void* base_ = nullptr;   // coordinator: the window's memory
-  std::size_t doubles_ = 0;
+  std::size_t doubles_ = 0;   // of the window, this execution's part
+  std::size_t capacity_ = 0;  // of the window, at the coordinator
   std::optional<ChunkCalculator> calc_;
   std::optional<detail::ClosedWalk> walk_;
   std::vector<double> state_;

@@ -125,7 +125,7 @@ void TwoSidedExecutor::serve_one_blocking() {
     return;
   }
   MPI_Status st;
-  check_mpi(MPI_Wait(&request_recv_, &st), "MPI_Wait");
+  detail::wait(request_recv_, &st);
   handle(st.MPI_SOURCE);
 }
 
@@ -215,7 +215,7 @@ std::optional<Chunk> TwoSidedExecutor::acquire_coordinator() {
 
 void TwoSidedExecutor::send_request() {
   if (request_send_ != MPI_REQUEST_NULL) {
-    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+    detail::wait(request_send_, MPI_STATUS_IGNORE);
   }
   const double t = now();
   outgoing_.epoch = message_epoch_;
@@ -238,7 +238,7 @@ void TwoSidedExecutor::send_request() {
 
 void TwoSidedExecutor::send_commit(Index size) {
   if (request_send_ != MPI_REQUEST_NULL) {
-    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+    detail::wait(request_send_, MPI_STATUS_IGNORE);
   }
   detail::RequestMsg msg;
   msg.epoch = message_epoch_;
@@ -249,7 +249,7 @@ void TwoSidedExecutor::send_commit(Index size) {
 
 void TwoSidedExecutor::announce_end() {
   if (request_send_ != MPI_REQUEST_NULL) {
-    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+    detail::wait(request_send_, MPI_STATUS_IGNORE);
   }
   outgoing_.epoch = message_epoch_;
   outgoing_.kind = detail::kDone;
@@ -272,7 +272,7 @@ bool TwoSidedExecutor::take_reply() {
     return false;
   }
   if (request_send_ != MPI_REQUEST_NULL) {
-    check_mpi(MPI_Wait(&request_send_, MPI_STATUS_IGNORE), "MPI_Wait");
+    detail::wait(request_send_, MPI_STATUS_IGNORE);
   }
   outstanding_ = false;
   // Interpreted at once, not when the rank next asks for work of this loop:
@@ -294,7 +294,7 @@ void TwoSidedExecutor::wait_reply() {
     if (group_ != nullptr) {
       group_->wait_any();  // serves and receives for every loop of the group meanwhile
     } else {
-      check_mpi(MPI_Wait(&reply_recv_, MPI_STATUS_IGNORE), "MPI_Wait");
+      detail::wait(reply_recv_, MPI_STATUS_IGNORE);
       take_reply();
     }
   }

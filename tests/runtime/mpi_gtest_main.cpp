@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdio>
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
@@ -23,7 +25,12 @@ int main(int argc, char** argv) {
     delete printer;
     listeners.Append(new FailuresOnly(rank));
   }
-  const int rc = RUN_ALL_TESTS();
+  int rc = RUN_ALL_TESTS();
+  // A filter that selects nothing (a typo in a CTest shard) must not pass.
+  if (::testing::UnitTest::GetInstance()->test_to_run_count() == 0) {
+    if (rank == 0) std::fprintf(stderr, "no test matches the filter\n");
+    rc = 1;
+  }
   MPI_Finalize();
   return rc;
 }

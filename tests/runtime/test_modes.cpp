@@ -163,6 +163,46 @@ TEST(DelayInjection, LandsOnTheChosenRanks) {
   }
 }
 
+// DCA over RMA keeps a loop's window for the next loop on the communicator
+// (docs/RUNTIME.md, windows): loops that use it differently — a step counter
+// (GSS, SS), a ticket lock and a technique's state (AF, WF) — at different
+// coordinators and sizes take each other's windows; each must find it as if
+// new. Also a loop that is restarted (time steps) after another used its window.
+TEST(RmaWindows, ReusedByLoopsOfEveryKind) {
+  const int last = world_size() - 1;
+  const std::vector<std::pair<Technique, int>> loops = {
+      {Technique::GSS, 0}, {Technique::AF, 0},      {Technique::SS, 0},  {Technique::WF, last},
+      {Technique::AF, 0},  {Technique::GSS, last}, {Technique::AWF_C, 0}, {Technique::FAC2, 0},
+      {Technique::STATIC, 0}, {Technique::AF, last}};
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [t, coordinator] : loops) {
+      Options opt;
+      opt.technique = t;
+      opt.mode = Mode::DistributedRMA;
+      opt.coordinator = coordinator;
+      SCOPED_TRACE(std::string(name(t)) + ", coordinator " + std::to_string(coordinator));
+      expect_exactly_once(run_and_cover(0, 1234 + 100 * round, opt), 1234 + 100 * round);
+    }
+  }
+  // A restarted loop whose window served another loop in between.
+  Options af;
+  af.technique = Technique::AF;
+  af.mode = Mode::DistributedRMA;
+  Loop kept(MPI_COMM_WORLD, 0, 900, af);
+  for (int step = 0; step < 3; ++step) {
+    if (step > 0) kept.restart(0, 900);
+    std::vector<std::int32_t> local(900, 0);
+    while (auto c = kept.next()) {
+      for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(i)];
+    }
+    kept.finish();
+    EXPECT_EQ(not_run_once(local), 0) << "step " << step;
+    Options gss = af;
+    gss.technique = Technique::GSS;
+    expect_exactly_once(run_and_cover(0, 700, gss), 700);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, DistributedModes, ::testing::ValuesIn(distributed_cases()), case_name);
 
 }  // namespace

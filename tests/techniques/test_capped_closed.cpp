@@ -36,7 +36,7 @@ const std::vector<CapCase>& cap_cases() {
       {10007, 7, 5, 5},      // cap = min_chunk
       {1'000'000, 16, 1, 1000},
       {1'000'000, 256, 5, 500},
-      {(Index{1} << 31) + 11, 16, 1024, Index{1} << 20},  // min 1024: SS stays affordable
+      {(Index{1} << 31) + 11, 16, 16384, Index{1} << 20},  // min 2^14: SS stays affordable (131 k chunks)
       {50'000, 2, 1, 30'000},  // a cap that bites only the first chunk or two
       {100, 8, 1, 7},
   };
