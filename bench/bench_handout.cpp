@@ -3,7 +3,7 @@
 //
 //   mpiexec -n 4 bench_handout [--n 1000000] [--reps 5] [--warmup 1]
 //           [--modes centralized,distributed,distributed-rma] [--technique SS]
-//           [--api restart|parallel_for] [--calls 10000] [--budget 3]
+//           [--api restart|parallel_for|capi] [--calls 10000] [--budget 3]
 //           [--skip-loop] [--skip-mpi]
 //
 // (a) hand-out throughput: an empty-bodied loop over N iterations with SS (one
@@ -12,7 +12,10 @@
 //     noise hits all modes alike). --api restart (default) keeps one
 //     lb4mpi::Loop per mode and restarts it; --api parallel_for calls
 //     lb4mpi::parallel_for anew each time (window/communicator set-up included
-//     in wall_s, not in t_par_s).
+//     in wall_s, not in t_par_s); --api capi drives the LB4MPI-compatible C
+//     interface (DLS_StartLoop / DLS_StartChunk / DLS_EndChunk / DLS_EndLoop,
+//     one infoDLS handle per mode), T_par = the slowest rank's time from a
+//     barrier to DLS_EndLoop's return (techniques with a C id only).
 // (b) primitives, each call timed on its own, median per rank:
 //     - MPI_Fetch_and_op(+1, MPI_INT64_T, MPI_SUM) on rank 0's window
 //       (MPI_Win_allocate, MPI_Win_lock_all(MPI_MODE_NOCHECK)) followed by
@@ -44,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "lb4mpi/lb4mpi.h"
 #include "lb4mpi/lb4mpi.hpp"
 
 namespace {
@@ -62,6 +66,7 @@ struct Args {
                                   lb4mpi::Mode::DistributedRMA};
   lb4mpi::Technique technique = lb4mpi::Technique::SS;
   bool restart = true;  // --api restart (true) | parallel_for (false)
+  bool capi = false;    // --api capi
   int calls = 10'000;
   double budget_s = 3.0;  // per rank and scenario: stop timing calls after this long
   bool run_loop = true;
@@ -73,7 +78,7 @@ struct Args {
     std::fprintf(stderr,
                  "bench_handout: error: %s\n"
                  "usage: bench_handout [--n N] [--reps K] [--warmup W] [--modes M,M,...]\n"
-                 "                     [--technique T] [--api restart|parallel_for]\n"
+                 "                     [--technique T] [--api restart|parallel_for|capi]\n"
                  "                     [--calls C] [--budget S] [--skip-loop] [--skip-mpi]\n",
                  what.c_str());
   MPI_Finalize();
@@ -138,8 +143,10 @@ Args parse(int argc, char** argv, int rank) {
         a.restart = true;
       else if (v == "parallel_for")
         a.restart = false;
+      else if (v == "capi")
+        a.capi = true;
       else
-        usage_error(rank, "--api wants restart or parallel_for, got '" + v + "'");
+        usage_error(rank, "--api wants restart, parallel_for or capi, got '" + v + "'");
     } else if (opt == "--skip-loop") {
       a.run_loop = false;
     } else if (opt == "--skip-mpi") {
@@ -239,6 +246,84 @@ void bench_loops(const Args& a, MPI_Comm comm, const std::string& mpi) {
     }
   }
   loops.clear();  // collective destruction (frees the RMA windows)
+}
+
+// The C interface's ids of the techniques and modes (lb4mpi.h).
+int c_method(lb4mpi::Technique t) {
+  switch (t) {
+    case lb4mpi::Technique::STATIC: return STATIC;
+    case lb4mpi::Technique::SS: return SS;
+    case lb4mpi::Technique::GSS: return GSS;
+    case lb4mpi::Technique::TSS: return TSS;
+    case lb4mpi::Technique::FAC2: return FAC;
+    default: return -1;
+  }
+}
+
+int c_mode(lb4mpi::Mode m) {
+  switch (m) {
+    case lb4mpi::Mode::Centralized: return CENTRALIZED;
+    case lb4mpi::Mode::Distributed: return DECENTRALIZED;
+    default: return DECENTRALIZED_RMA;
+  }
+}
+
+// (a) through the C interface: one handle per mode, kept across repetitions
+// (each DLS_StartLoop with the same method and mode is the loop's next time
+// step, as a restart).
+void bench_loops_capi(const Args& a, MPI_Comm comm, const std::string& mpi) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int method = c_method(a.technique);
+  if (method < 0) usage_error(rank, "--api capi: the technique has no id in the C interface (STATIC, SS, GSS, TSS, FAC2)");
+  if (a.n > 2'000'000'000) usage_error(rank, "--api capi: --n must fit an int");
+  std::vector<infoDLS> handles(a.modes.size());
+  for (infoDLS& h : handles) DLS_Parameters_Setup(comm, &h, size, -1, -1, 1, 0.0, 0.0, 0, 1.0, 1.0);
+  volatile long long sink = 0;
+  for (int rep = -a.warmup; rep < a.reps; ++rep) {
+    for (std::size_t k = 0; k < a.modes.size(); ++k) {
+      Configure_Chunk_Calculation_Mode(c_mode(a.modes[k]));
+      MPI_Barrier(comm);
+      const auto t0 = Clock::now();
+      DLS_StartLoop(&handles[k], 0, static_cast<int>(a.n - 1), method);
+      long long chunks = 0;
+      while (!DLS_Terminated(&handles[k])) {
+        int start = 0, csize = 0;
+        DLS_StartChunk(&handles[k], &start, &csize);
+        sink = sink + csize;
+        chunks += csize > 0 ? 1 : 0;
+        DLS_EndChunk(&handles[k]);
+      }
+      int iterations = 0;
+      double work = 0.0;
+      DLS_EndLoop(&handles[k], &iterations, &work);
+      const double mine = seconds_since(t0);
+      double t_par = 0.0;
+      long long all_chunks = 0, all_iterations = 0;
+      const long long it = iterations;
+      MPI_Reduce(&mine, &t_par, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+      MPI_Reduce(&chunks, &all_chunks, 1, MPI_LONG_LONG, MPI_SUM, 0, comm);
+      MPI_Reduce(&it, &all_iterations, 1, MPI_LONG_LONG, MPI_SUM, 0, comm);
+      if (rep < 0 || rank != 0) continue;
+      if (all_iterations != a.n) {
+        std::fprintf(stderr, "bench_handout: the C interface ran %lld of %lld iterations\n", all_iterations,
+                     static_cast<long long>(a.n));
+        MPI_Abort(comm, 1);
+      }
+      std::printf(
+          "{\"bench\":\"handout\",\"mpi\":\"%s\",\"ranks\":%d,\"mode\":\"%s\",\"technique\":\"%s\","
+          "\"api\":\"capi\",\"n\":%lld,\"rep\":%d,\"t_par_s\":%.9g,\"wall_s\":%.9g,\"chunks\":%lld,"
+          "\"iterations\":%lld,\"chunks_per_s\":%.6g,\"ns_per_chunk\":%.6g,\"ns_per_iteration\":%.6g}\n",
+          mpi.c_str(), size, std::string(lb4mpi::name(a.modes[k])).c_str(),
+          std::string(lb4mpi::name(a.technique)).c_str(), static_cast<long long>(a.n), rep, t_par, t_par,
+          all_chunks, all_iterations, t_par > 0 ? static_cast<double>(all_chunks) / t_par : 0.0,
+          all_chunks > 0 ? t_par * 1e9 / static_cast<double>(all_chunks) : 0.0,
+          t_par * 1e9 / static_cast<double>(a.n));
+      std::fflush(stdout);
+    }
+  }
+  for (infoDLS& h : handles) DLS_Finalize(&h);
 }
 
 // ---------------------------------------------------------- (b) MPI primitives
@@ -405,7 +490,13 @@ int main(int argc, char** argv) {
   const std::string mpi = mpi_library();
   int code = 0;
   try {
-    if (a.run_loop) bench_loops(a, MPI_COMM_WORLD, mpi);
+    if (a.run_loop) {
+      if (a.capi) {
+        bench_loops_capi(a, MPI_COMM_WORLD, mpi);
+      } else {
+        bench_loops(a, MPI_COMM_WORLD, mpi);
+      }
+    }
     if (a.run_mpi) {
       bench_fetch_and_op(a, MPI_COMM_WORLD, mpi);
       bench_round_trip(a, MPI_COMM_WORLD, mpi);

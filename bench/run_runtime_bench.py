@@ -293,6 +293,8 @@ def cmd_handout(args) -> int:
             for mpi in args.mpi:  # the MPIs side by side
                 argv = [runner.handout_exe(mpi), "--n", str(args.n), "--reps", str(args.reps),
                         "--warmup", str(args.warmup), "--calls", str(args.calls), "--api", args.api]
+                if args.skip_mpi:
+                    argv.append("--skip-mpi")
                 objs = runner.run(mpi, p, argv)
                 rows_by_mpi[mpi] += objs or []
     if args.dry_run:
@@ -317,16 +319,19 @@ def cmd_handout(args) -> int:
                 ns = median([o["ns_per_chunk"] for o in runs])
                 cps = median([o["chunks_per_s"] for o in runs])
                 wall = median([o["wall_s"] for o in runs])
-                # share of chunks the coordinator (rank 0) took itself
-                own = median([o["chunks_per_rank"][0] / o["chunks"] for o in runs if o["chunks"]])
+                # ns of T_par per iteration (= per chunk with SS)
+                nsi = median([o["t_par_s"] * 1e9 / o["iterations"] for o in runs if o["iterations"]])
+                # share of chunks the coordinator (rank 0) took itself (not known through the C API)
+                per_rank = [o for o in runs if o.get("chunks_per_rank")]
+                own = median([o["chunks_per_rank"][0] / o["chunks"] for o in per_rank if o["chunks"]])
                 # chunks served to the other ranks (the workers) per second of T_par
-                wps = median([(o["chunks"] - o["chunks_per_rank"][0]) / o["t_par_s"] for o in runs
+                wps = median([(o["chunks"] - o["chunks_per_rank"][0]) / o["t_par_s"] for o in per_rank
                               if o["t_par_s"] > 0])
                 rows.append([mode, str(p), str(len(runs)), fmt(t, scale=1e3), fmt(wall, scale=1e3), fmt(ns),
-                             fmt(cps, scale=1e-6), fmt(wps, scale=1e-6),
+                             fmt(nsi), fmt(cps, scale=1e-6), fmt(wps, scale=1e-6),
                              f"{own * 100:.0f}" if own is not None else "—"])
-        rep.add(table(["mode", "P", "runs", "T_par [ms]", "wall [ms]", "ns / chunk", "M chunks / s",
-                       "M chunks / s to workers", "rank 0's share [%]"], rows))
+        rep.add(table(["mode", "P", "runs", "T_par [ms]", "wall [ms]", "ns / chunk", "ns / iteration of T_par",
+                       "M chunks / s", "M chunks / s to workers", "rank 0's share [%]"], rows))
         rep.add()
         rows = []
         for bench, what in (("fetch_and_op", "MPI_Fetch_and_op + MPI_Win_flush"),
@@ -363,6 +368,16 @@ def cmd_handout(args) -> int:
 
 # ---------------------------------------------------------------- mandelbrot
 
+def start_sweep(runner: Runner, mpis: list[str]) -> tuple[dict[str, str], dict[str, set]]:
+    """The load at the start (per MPI, for the tables) and an empty set of checksums per MPI."""
+    start = runner.uptime()
+    return {mpi: start for mpi in mpis}, {mpi: set() for mpi in mpis}
+
+
+def checksum_note(values: set) -> str:
+    return "one value for all runs" if len(values) == 1 else "DIFFER: " + ", ".join(sorted(values))
+
+
 def app_steps(obj: dict, key: str = "t_par_s") -> list[float]:
     return [s[key] for s in obj.get("steps", [])]
 
@@ -373,12 +388,7 @@ def cmd_mandelbrot(args) -> int:
     header(rep, runner, f"Mandelbrot {args.width} × {args.width}, threshold {args.threshold}, {args.mode}")
     res: dict[tuple, list[float]] = {}
     chunks: dict[tuple, list[int]] = {}
-    checksums: dict[str, set] = {}
-    uptimes = {}
-    start = runner.uptime()
-    for mpi in args.mpi:
-        uptimes[mpi] = start
-        checksums[mpi] = set()
+    uptimes, checksums = start_sweep(runner, args.mpi)
     for _ in range(args.rounds):
         for p in args.ranks:
             for t in techniques:
@@ -402,7 +412,7 @@ def cmd_mandelbrot(args) -> int:
     commands_block(rep, runner.commands, limit=2)
     for mpi in args.mpi:
         rep.add(f"**{MPI_NAMES[mpi]}** — `{uptimes[mpi]}`; checksums: "
-                f"{'one value for all runs' if len(checksums[mpi]) == 1 else 'DIFFER: ' + ', '.join(sorted(checksums[mpi]))}")
+                f"{checksum_note(checksums[mpi])}")
         rep.add()
         hdr = ["technique"]
         for p in args.ranks:
@@ -418,6 +428,69 @@ def cmd_mandelbrot(args) -> int:
             rows.append(row)
         rep.add(table(hdr, rows))
         rep.add()
+    footer(rep, runner, uptimes[args.mpi[0]])
+    rep.emit()
+    return 1 if runner.failures else 0
+
+
+# ---------------------------------------------------------------- responsiveness
+
+def cmd_responsiveness(args) -> int:
+    """Every rank's overhead (waiting for chunks + serving) against T_par."""
+    runner, rep = Runner(args), Report(args)
+    techniques = args.techniques or ["FAC2", "GSS"]
+    header(rep, runner, f"Responsiveness: Mandelbrot {args.width} × {args.width}, threshold {args.threshold}")
+    res: dict[tuple, list[dict]] = {}
+    uptimes, checksums = start_sweep(runner, args.mpi)
+    for _ in range(args.rounds):
+        for p in args.ranks:
+            for mode in args.modes:
+                for t in techniques:
+                    for mpi in args.mpi:  # the MPIs side by side
+                        argv = [runner.app(mpi, "mandelbrot"), "--width", str(args.width), "--threshold",
+                                str(args.threshold), "--technique", t, "--mode", mode, "--repeat",
+                                str(args.reps)] + (["--break-after", str(args.break_after)]
+                                                   if args.break_after is not None else [])
+                        for o in runner.run(mpi, p, argv) or []:
+                            res.setdefault((mpi, p, mode, t), []).extend(o["steps"])
+                            checksums[mpi].add(o["checksum"])
+    if args.dry_run:
+        return 0
+    ba = f" --break-after {args.break_after}" if args.break_after is not None else ""
+    rep.add(f"`lb4mpi-mandelbrot --width {args.width} --threshold {args.threshold} --technique T --mode M "
+            f"--repeat {args.reps}{ba}`, one mpiexec per cell (× {args.rounds} round(s), interleaved). Per "
+            f"execution, each rank's overhead (`steps[].overhead_per_rank`: waiting for chunks + serving) "
+            f"as a share of that execution's T_par; the cell gives the median over the executions of T_par, "
+            f"of the ranks' summed work, and of each rank's share, and the worst execution's largest share.")
+    rep.add()
+    commands_block(rep, runner.commands, limit=2)
+    worst_all = 0.0
+    for mpi in args.mpi:
+        rep.add(f"**{MPI_NAMES[mpi]}** — `{uptimes[mpi]}`; checksums: "
+                f"{checksum_note(checksums[mpi])}")
+        rep.add()
+        rows = []
+        for p in args.ranks:
+            for mode in args.modes:
+                for t in techniques:
+                    steps = res.get((mpi, p, mode, t), [])
+                    if not steps:
+                        continue
+                    tpar = median([s["t_par_s"] for s in steps])
+                    work = median([sum(s["work_time_per_rank"]) for s in steps])
+                    shares = [[o / s["t_par_s"] * 100 for o in s["overhead_per_rank"]] for s in steps
+                              if s["t_par_s"] > 0]
+                    per_rank = [median([sh[r] for sh in shares]) for r in range(p)]
+                    worst = max(max(sh) for sh in shares)
+                    worst_all = max(worst_all, max(per_rank))
+                    rows.append([mode, t, str(p), str(len(steps)), fmt(tpar), fmt(work),
+                                 fmt(work / p / tpar * 100 if tpar else None),
+                                 " / ".join(f"{v:.1f}" for v in per_rank), f"{worst:.1f}"])
+        rep.add(table(["mode", "technique", "P", "executions", "T_par [s]", "Σ work [s]", "work / (P·T_par) [%]",
+                       "overhead / T_par per rank, median [%]", "worst [%]"], rows))
+        rep.add()
+    rep.add(f"Largest per-rank median share: {worst_all:.1f} %.")
+    rep.add()
     footer(rep, runner, uptimes[args.mpi[0]])
     rep.emit()
     return 1 if runner.failures else 0
@@ -615,7 +688,8 @@ def main(argv=None) -> int:
     s.add_argument("--n", type=int, default=1_000_000)
     s.add_argument("--warmup", type=int, default=1)
     s.add_argument("--calls", type=int, default=10_000)
-    s.add_argument("--api", choices=["restart", "parallel_for"], default="restart")
+    s.add_argument("--api", choices=["restart", "parallel_for", "capi"], default="restart")
+    s.add_argument("--skip-mpi", action="store_true", help="hand-out only, no MPI primitives")
     s.add_argument("--handout-exe", help="bench_handout for Open MPI (default: BUILD/bench/bench_handout)")
     s.add_argument("--handout-exe-mpich", help="bench_handout for MPICH")
     s.set_defaults(func=cmd_handout)
@@ -624,6 +698,14 @@ def main(argv=None) -> int:
     s.add_argument("--width", type=int, default=512)
     s.add_argument("--threshold", type=int, default=2000)
     s.set_defaults(func=cmd_mandelbrot)
+
+    s = sub.add_parser("responsiveness", parents=[common],
+                       help="every rank's overhead / T_par, Mandelbrot (issue 11: <= 5 %%)")
+    s.add_argument("--width", type=int, default=256)
+    s.add_argument("--threshold", type=int, default=2000)
+    s.add_argument("--modes", nargs="+", choices=MODES, default=MODES)
+    s.add_argument("--break-after", type=int, help="pass --break-after to the app (default: automatic)")
+    s.set_defaults(func=cmd_responsiveness, ranks=[2])
 
     s = sub.add_parser("synthetic", parents=[common], help="T_par / lower bound per technique")
     s.add_argument("--iterations", type=int, default=2_000)

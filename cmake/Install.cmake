@@ -34,7 +34,9 @@ install(TARGETS ${_lb4mpi_install_targets}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
+# The public headers: the front ends' (include/) and the technique layer's
+# (src/techniques/include/), merged into one lb4mpi/ folder.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ ${PROJECT_SOURCE_DIR}/src/techniques/include/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT Development
   FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "lb4mpi/options.hpp"
@@ -21,7 +22,9 @@
 
 namespace lb4mpi {
 
-class Executor;  // runtime internals
+namespace detail {
+struct LoopState;  // the runtime behind a Loop
+}  // namespace detail
 
 /// A loop in flight on this rank: the start-chunk / end-chunk form.
 ///
@@ -57,7 +60,7 @@ class Loop {
   [[nodiscard]] const Options& options() const;
 
  private:
-  std::unique_ptr<Executor> exec_;
+  std::unique_ptr<detail::LoopState> state_;
 };
 
 /// One-call form: runs `body(Chunk)` on this rank's chunks until the loop is
@@ -68,5 +71,16 @@ Report parallel_for(MPI_Comm comm, Index first, Index last, const Options& optio
   while (auto c = loop.next()) std::forward<Body>(body)(*c);
   return loop.finish();
 }
+
+/// Collective over `comm`: every rank passes its own validation result
+/// (`error`, empty when fine) and a fingerprint of what all ranks must pass
+/// alike (see Fingerprint, Options::fingerprint). Returns when every rank is
+/// fine and the fingerprints agree; otherwise every rank throws the same
+/// lb4mpi::Error: the lowest failing rank's message, or `mismatch` (a
+/// default when empty) when the fingerprints differ. One MPI_Allreduce when
+/// all is well. What lb4mpi itself does at every loop start; for
+/// applications and other front ends (the C API) that check their own
+/// arguments collectively.
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint, const std::string& mismatch = {});
 
 }  // namespace lb4mpi

@@ -36,7 +36,9 @@
 
 namespace lb4mpi {
 
-class LoopGroup;  // runtime internals
+namespace detail {
+struct LoopSetState;  // the runtime behind a LoopSet
+}  // namespace detail
 
 /// A piece of one loop of a LoopSet.
 struct LoopPiece {
@@ -78,7 +80,7 @@ class LoopSet {
   void restart(const std::vector<std::pair<Index, Index>>& ranges);
 
  private:
-  std::unique_ptr<LoopGroup> group_;
+  std::unique_ptr<detail::LoopSetState> state_;
 };
 
 /// One-call form. `asynchronous`: all loops in flight together, one

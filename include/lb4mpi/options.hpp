@@ -26,7 +26,9 @@ struct Options {
   Mode mode = Mode::Centralized;
   TechniqueParams params;
   /// Coordinator: iterations it executes between checks for requests.
-  /// < 0: automatic, max(1, ceil(chunk / P) / 4) as in the original LB4MPI.
+  /// < 0: automatic, checks about 20 microseconds apart, counted in
+  /// iterations from the iteration time it measures (docs/RUNTIME.md), so
+  /// that a request waits about that long whatever an iteration costs.
   int break_after = -1;
   /// Worker: iterations left in its chunk when it asks for the next one, so
   /// the request overlaps its computation. < 0: automatic, 15% of the chunk.
@@ -67,6 +69,16 @@ struct Options {
   static Options from_env();
   /// Same, applied on top of `base`.
   static Options from_env(Options base);
+
+  /// Throws lb4mpi::Error when these options cannot run on a communicator
+  /// of `ranks` ranks (coordinator, delay injection), naming the option, its
+  /// variable and the valid values. The technique's parameters are checked
+  /// against each loop's length when it starts.
+  void validate(int ranks) const;
+  /// A hash of every option that all ranks must pass alike for a loop
+  /// (technique, mode, parameters, tuning, tracing on or off): derived from
+  /// the same list of fields as from_env.
+  [[nodiscard]] std::uint64_t fingerprint() const;
 };
 
 }  // namespace lb4mpi

@@ -1,5 +1,6 @@
 // The LB4MPI-compatible C interface, a thin layer over lb4mpi::Loop and
-// lb4mpi::LoopSet.
+// lb4mpi::LoopSet: a client of the public C++ API only (its build target
+// sees no runtime header).
 //
 // Errors. The C functions return void, so an error ends the job. Two cases:
 //  - collective calls (DLS_Parameters_Setup, DLS_StartLoop, DLS_EndLoop,
@@ -31,8 +32,6 @@
 
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/mpi_util.hpp"
 
 namespace {
 
@@ -103,15 +102,24 @@ std::vector<CState*>& live_states() {
   return states;
 }
 
+// The handle of the last successful lookup: the hot path (DLS_StartChunk,
+// DLS_EndChunk, DLS_Terminated on one handle) finds it with one comparison.
+CState* g_last_state = nullptr;
+
 CState* registered(const infoDLS* info) {
   if (info == nullptr) return nullptr;
+  if (info->state == g_last_state && g_last_state != nullptr) return g_last_state;
   for (CState* s : live_states()) {
-    if (s == info->state) return s;
+    if (s == info->state) {
+      g_last_state = s;
+      return s;
+    }
   }
   return nullptr;
 }
 
 void unregister(CState* st) {
+  if (g_last_state == st) g_last_state = nullptr;
   auto& v = live_states();
   v.erase(std::remove(v.begin(), v.end(), st), v.end());
 }
@@ -161,7 +169,7 @@ void check(CState* st, int rc, const char* what) {
   if (rc != MPI_SUCCESS) abort_job(st->user, std::string("lb4mpi: ") + what + " failed");
 }
 
-using lb4mpi::detail::Hasher;
+using Hasher = lb4mpi::Fingerprint;
 
 // Collective over st->comm: `error` is this rank's validation result (empty:
 // fine), `hash` covers the arguments that must be equal on every rank. Returns
@@ -170,7 +178,7 @@ using lb4mpi::detail::Hasher;
 void agree(CState* st, const std::string& fn, const std::string& error, std::uint64_t hash,
            const std::string& what_must_match) {
   try {
-    lb4mpi::detail::agree(st->comm, error, hash,
+    lb4mpi::agree(st->comm, error, hash,
                           "lb4mpi: " + fn + ": the ranks passed different " + what_must_match +
                               "; every rank of the communicator must pass the same values");
   } catch (const Error& e) {
@@ -372,7 +380,7 @@ Options setup_options(int size, int rank, int numProcs, int requestWhen, int bre
       o.params.weights[static_cast<std::size_t>(r)] = KNL_speed;
   }
   // What the runtime would refuse at the first loop, refused here already.
-  if (std::string e = lb4mpi::detail::check_options(o, size); !e.empty()) throw Error(e);
+  o.validate(size);
   if (o.params.min_chunk < 1) {
     throw Error("LB4MPI_MIN_CHUNK must be >= 1, got " + std::to_string(o.params.min_chunk));
   }
@@ -437,7 +445,7 @@ void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int reque
       .add(sigma)
       .add(nKNL);
   h.add(Xeon_speed).add(KNL_speed).add(g_num_loops);
-  if (error.empty()) lb4mpi::detail::add_options(h, st->base);
+  if (error.empty()) h.add(st->base.fingerprint());
   agree(st.get(), "DLS_Parameters_Setup", error, h.value(),
         "arguments (or LB4MPI_* environment variables, or DLS_NumLoops values)");
 

@@ -1,19 +1,58 @@
-// The C++ front end: lb4mpi::Loop forwards to the execution model's executor.
+// The C++ front end of one loop: lb4mpi::Loop over the runtime's Execution.
 #include "lb4mpi/lb4mpi.hpp"
-#include "runtime/executor.hpp"
+
+#include "run.hpp"
+#include "runtime/agreement.hpp"
+#include "runtime/progress.hpp"
 
 namespace lb4mpi {
+namespace detail {
+namespace {
+
+int rank_in(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) throw Error("lb4mpi: the communicator is MPI_COMM_NULL");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+}  // namespace
+
+struct LoopState {
+  LoopState(MPI_Comm comm, const Options& o)
+      : options(o),
+        recorder(make_recorder(o, comm)),
+        exec(comm, 0, engine, exec_config(o, rank_in(comm)), recorder.get()) {}
+
+  Options options;
+  rt::ProgressEngine engine;
+  std::unique_ptr<trace::Recorder> recorder;
+  rt::Execution exec;
+};
+
+}  // namespace detail
 
 Loop::Loop(MPI_Comm comm, Index first, Index last, const Options& options)
-    : exec_(make_executor(comm, first, last, options)) {}
+    : state_(std::make_unique<detail::LoopState>(comm, options)) {
+  detail::start(state_->exec, state_->options, first, last);
+}
 Loop::~Loop() = default;
 Loop::Loop(Loop&&) noexcept = default;
 Loop& Loop::operator=(Loop&&) noexcept = default;
 
-std::optional<Chunk> Loop::next() { return exec_->next(); }
-void Loop::end_chunk() { exec_->end_chunk(); }
-Report Loop::finish() { return exec_->finish(); }
-void Loop::restart(Index first, Index last) { exec_->restart(first, last); }
-const Options& Loop::options() const { return exec_->options(); }
+std::optional<Chunk> Loop::next() { return state_->exec.next(); }
+void Loop::end_chunk() { state_->exec.end_piece(); }
+Report Loop::finish() { return detail::finish(state_->exec, state_->options, state_->recorder.get()); }
+void Loop::restart(Index first, Index last) {
+  if (!state_->exec.drained()) {
+    throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");
+  }
+  detail::start(state_->exec, state_->options, first, last);
+}
+const Options& Loop::options() const { return state_->options; }
+
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint, const std::string& mismatch) {
+  rt::agree(comm, error, fingerprint, mismatch);
+}
 
 }  // namespace lb4mpi

@@ -1,41 +1,87 @@
-// The C++ front end of several loops in flight: LoopSet and run_loops.
+// The C++ front end of several loops in flight: LoopSet and run_loops over
+// the runtime's LoopGroup.
 #include "lb4mpi/loops.hpp"
 
 #include <string>
 
 #include "lb4mpi/lb4mpi.hpp"
-#include "runtime/group.hpp"
+#include "run.hpp"
+#include "runtime/loop_group.hpp"
 
 namespace lb4mpi {
+namespace detail {
 
-namespace {
-std::vector<LoopGroup::Member> members(const std::vector<LoopSpec>& loops) {
-  std::vector<LoopGroup::Member> m;
-  m.reserve(loops.size());
-  for (const LoopSpec& s : loops) m.push_back(LoopGroup::Member{s.first, s.last, s.options});
-  return m;
-}
-}  // namespace
+struct LoopSetState {
+  LoopSetState(MPI_Comm comm, const std::vector<LoopSpec>& loops) : specs(loops) {
+    if (comm == MPI_COMM_NULL) throw Error("lb4mpi: the communicator is MPI_COMM_NULL");
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    std::vector<rt::LoopGroup::Member> members;
+    for (const LoopSpec& s : loops) {
+      recorders.push_back(make_recorder(s.options, comm));
+      members.push_back({exec_config(s.options, rank), recorders.back().get(), s.options.idle_probing});
+    }
+    group = std::make_unique<rt::LoopGroup>(comm, members);
+    for (int l = 0; l < group->size(); ++l) {
+      const LoopSpec& s = specs[static_cast<std::size_t>(l)];
+      start(group->loop(l), s.options, s.first, s.last);
+    }
+  }
+
+  std::vector<LoopSpec> specs;
+  std::vector<std::unique_ptr<trace::Recorder>> recorders;
+  std::unique_ptr<rt::LoopGroup> group;
+};
+
+}  // namespace detail
 
 LoopSet::LoopSet(MPI_Comm comm, const std::vector<LoopSpec>& loops)
-    : group_(std::make_unique<LoopGroup>(comm, members(loops))) {}
+    : state_(std::make_unique<detail::LoopSetState>(comm, loops)) {}
 LoopSet::~LoopSet() = default;
 LoopSet::LoopSet(LoopSet&&) noexcept = default;
 LoopSet& LoopSet::operator=(LoopSet&&) noexcept = default;
 
-int LoopSet::size() const { return group_->size(); }
-std::optional<Chunk> LoopSet::next(int l) { return group_->next(l); }
+int LoopSet::size() const { return state_->group->size(); }
+std::optional<Chunk> LoopSet::next(int l) { return state_->group->next(l); }
 std::optional<LoopPiece> LoopSet::next() {
   int l = 0;
   Chunk c;
-  if (!group_->next_any(l, c)) return std::nullopt;
+  if (!state_->group->next_any(l, c)) return std::nullopt;
   return LoopPiece{l, c};
 }
-void LoopSet::end_chunk() { group_->end_chunk(); }
-bool LoopSet::done(int l) const { return group_->done(l); }
-bool LoopSet::terminated() { return group_->terminated(); }
-std::vector<Report> LoopSet::finish() { return group_->finish(); }
-void LoopSet::restart(const std::vector<std::pair<Index, Index>>& ranges) { group_->restart(ranges); }
+void LoopSet::end_chunk() { state_->group->end_piece(); }
+bool LoopSet::done(int l) const { return state_->group->done(l); }
+bool LoopSet::terminated() { return state_->group->terminated(); }
+
+std::vector<Report> LoopSet::finish() {
+  rt::LoopGroup& g = *state_->group;
+  g.end_piece();
+  std::vector<Report> out;
+  out.reserve(static_cast<std::size_t>(g.size()));
+  for (int l = 0; l < g.size(); ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    out.push_back(detail::finish(g.loop(l), state_->specs[i].options, state_->recorders[i].get()));
+  }
+  return out;
+}
+
+void LoopSet::restart(const std::vector<std::pair<Index, Index>>& ranges) {
+  rt::LoopGroup& g = *state_->group;
+  if (ranges.size() != static_cast<std::size_t>(g.size())) {
+    throw Error("lb4mpi: restart needs " + std::to_string(g.size()) + " ranges, got " +
+                std::to_string(ranges.size()));
+  }
+  for (int l = 0; l < g.size(); ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    if (!g.loop(l).drained()) {
+      throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");
+    }
+    detail::start(g.loop(l), state_->specs[i].options, ranges[i].first, ranges[i].second);
+    state_->specs[i].first = ranges[i].first;
+    state_->specs[i].last = ranges[i].second;
+  }
+  g.reset();
+}
 
 std::vector<Report> run_loops(MPI_Comm comm, const std::vector<LoopSpec>& loops,
                               const std::vector<std::function<void(Chunk)>>& bodies, bool asynchronous) {

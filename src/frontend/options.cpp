@@ -1,4 +1,5 @@
-// Options: execution-model names and the LB4MPI_* environment variables.
+// Options: execution-model names, the LB4MPI_* environment variables and
+// the fingerprint all ranks compare — both derived from one list of fields.
 #include "lb4mpi/options.hpp"
 
 #include <algorithm>
@@ -19,10 +20,44 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
+/// Whether all ranks must pass a field alike, and how it enters the fingerprint.
+enum class Agree : std::uint8_t {
+  Yes,    ///< its value
+  No,     ///< not at all (per-rank settings: delay injection, folders)
+  OnOff,  ///< whether it is set (a trace path: every rank takes part in the gather)
+};
+
+// The fields of Options: environment variable (nullptr: none), the member,
+// and whether it must agree. from_env() and fingerprint() walk this list.
+template <class O, class Visit>
+void each_field(O& o, Visit&& v) {
+  auto& p = o.params;
+  v("LB4MPI_SCHEDULING", o.technique, Agree::Yes);
+  v("LB4MPI_MODE", o.mode, Agree::Yes);
+  v(nullptr, o.coordinator, Agree::Yes);
+  v("LB4MPI_BREAK_AFTER", o.break_after, Agree::Yes);
+  v("LB4MPI_REQUEST_WHEN", o.request_when, Agree::Yes);
+  v("LB4MPI_MIN_CHUNK", p.min_chunk, Agree::Yes);
+  v("LB4MPI_MAX_CHUNK", p.max_chunk, Agree::Yes);
+  v("LB4MPI_H", p.h, Agree::Yes);
+  v("LB4MPI_SIGMA", p.sigma, Agree::Yes);
+  v("LB4MPI_MU", p.mu, Agree::Yes);
+  v("LB4MPI_ALPHA", p.alpha, Agree::Yes);
+  v("LB4MPI_FISS_B", p.fiss_batches, Agree::Yes);
+  v("LB4MPI_VISS_X", p.viss_x, Agree::Yes);
+  v("LB4MPI_PLS_SWR", p.pls_swr, Agree::Yes);
+  v("LB4MPI_RND_BOUNDS", p.rnd_bounds, Agree::Yes);
+  v("LB4MPI_SEED", p.seed, Agree::Yes);
+  v("LB4MPI_WEIGHTS", p.weights, Agree::Yes);
+  v("LB4MPI_INJECT_DELAY_US", o.inject_delay_us, Agree::No);
+  v("LB4MPI_DELAY_RANKS", o.delay_ranks, Agree::No);
+  v("LB4MPI_TRACE", o.trace, Agree::OnOff);
+  v("LB4MPI_ITERATIONS_INFO", o.iterations_info, Agree::Yes);
+  v("LB4MPI_DIR_ID", o.iterations_dir, Agree::No);
+  v("LB4MPI_IDLE_PROBING", o.idle_probing, Agree::No);
 }
+
+// ---- parsing one variable, by the type of its field
 
 long long parse_integer(const char* var, const char* text) {
   errno = 0;
@@ -60,11 +95,67 @@ std::vector<T> parse_list(const char* var, const char* text, F parse_one) {
   return out;
 }
 
-bool parse_switch(const char* var, const char* v) {
+void parse(const char* var, const char* v, Technique& out) {
+  try {
+    out = parse_technique(v);
+  } catch (const Error& e) {
+    throw Error(std::string(var) + ": " + e.what());
+  }
+}
+void parse(const char* var, const char* v, Mode& out) {
+  try {
+    out = parse_mode(v);
+  } catch (const Error& e) {
+    throw Error(std::string(var) + ": " + e.what());
+  }
+}
+void parse(const char* var, const char* v, RndBounds& out) {
   const std::string s = lower(v);
-  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
-  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
-  throw Error(std::string(var) + "='" + v + "'; valid values: 0, 1 (also false/true, no/yes, off/on)");
+  if (s == "unit") {
+    out = RndBounds::Unit;
+  } else if (s == "paper004") {
+    out = RndBounds::Paper004;
+  } else {
+    throw Error(std::string(var) + "='" + v + "'; valid values: unit, paper004");
+  }
+}
+void parse(const char* var, const char* v, bool& out) {
+  const std::string s = lower(v);
+  if (s == "1" || s == "true" || s == "yes" || s == "on") {
+    out = true;
+  } else if (s == "0" || s == "false" || s == "no" || s == "off") {
+    out = false;
+  } else {
+    throw Error(std::string(var) + "='" + v + "'; valid values: 0, 1 (also false/true, no/yes, off/on)");
+  }
+}
+void parse(const char* var, const char* v, int& out) { out = static_cast<int>(parse_integer(var, v)); }
+void parse(const char* var, const char* v, Index& out) { out = parse_integer(var, v); }
+void parse(const char* var, const char* v, std::uint64_t& out) {
+  out = static_cast<std::uint64_t>(parse_integer(var, v));
+}
+void parse(const char* var, const char* v, double& out) { out = parse_real(var, v); }
+void parse(const char* /*var*/, const char* v, std::string& out) { out = v; }
+void parse(const char* var, const char* v, std::vector<double>& out) { out = parse_list<double>(var, v, parse_real); }
+void parse(const char* var, const char* v, std::vector<int>& out) { out = parse_list<int>(var, v, parse_integer); }
+
+// ---- a field's part of the fingerprint
+
+template <class T>
+void hash(Fingerprint& h, const T& v) {
+  h.add(v);
+}
+void hash(Fingerprint& h, const std::vector<double>& v) {
+  h.add(v.size());
+  for (double x : v) h.add(x);
+}
+void hash(Fingerprint& h, const std::vector<int>& v) {
+  h.add(v.size());
+  for (int x : v) h.add(x);
+}
+void hash(Fingerprint& h, const std::string& v) {
+  h.add(v.size());
+  for (char c : v) h.add(c);
 }
 
 }  // namespace
@@ -90,57 +181,39 @@ Mode parse_mode(std::string_view text) {
 Options Options::from_env() { return from_env(Options{}); }
 
 Options Options::from_env(Options o) {
-  if (const char* v = env("LB4MPI_SCHEDULING")) {
-    try {
-      o.technique = parse_technique(v);
-    } catch (const Error& e) {
-      throw Error(std::string("LB4MPI_SCHEDULING: ") + e.what());
-    }
-  }
-  if (const char* v = env("LB4MPI_MODE")) {
-    try {
-      o.mode = parse_mode(v);
-    } catch (const Error& e) {
-      throw Error(std::string("LB4MPI_MODE: ") + e.what());
-    }
-  }
-  auto& p = o.params;
-  if (const char* v = env("LB4MPI_MIN_CHUNK")) p.min_chunk = parse_integer("LB4MPI_MIN_CHUNK", v);
-  if (const char* v = env("LB4MPI_MAX_CHUNK")) p.max_chunk = parse_integer("LB4MPI_MAX_CHUNK", v);
-  if (const char* v = env("LB4MPI_BREAK_AFTER"))
-    o.break_after = static_cast<int>(parse_integer("LB4MPI_BREAK_AFTER", v));
-  if (const char* v = env("LB4MPI_REQUEST_WHEN"))
-    o.request_when = static_cast<int>(parse_integer("LB4MPI_REQUEST_WHEN", v));
-  if (const char* v = env("LB4MPI_H")) p.h = parse_real("LB4MPI_H", v);
-  if (const char* v = env("LB4MPI_SIGMA")) p.sigma = parse_real("LB4MPI_SIGMA", v);
-  if (const char* v = env("LB4MPI_MU")) p.mu = parse_real("LB4MPI_MU", v);
-  if (const char* v = env("LB4MPI_ALPHA")) p.alpha = parse_real("LB4MPI_ALPHA", v);
-  if (const char* v = env("LB4MPI_FISS_B"))
-    p.fiss_batches = static_cast<int>(parse_integer("LB4MPI_FISS_B", v));
-  if (const char* v = env("LB4MPI_VISS_X")) p.viss_x = parse_real("LB4MPI_VISS_X", v);
-  if (const char* v = env("LB4MPI_PLS_SWR")) p.pls_swr = parse_real("LB4MPI_PLS_SWR", v);
-  if (const char* v = env("LB4MPI_RND_BOUNDS")) {
-    const std::string s = lower(v);
-    if (s == "unit") {
-      p.rnd_bounds = RndBounds::Unit;
-    } else if (s == "paper004") {
-      p.rnd_bounds = RndBounds::Paper004;
-    } else {
-      throw Error(std::string("LB4MPI_RND_BOUNDS='") + v + "'; valid values: unit, paper004");
-    }
-  }
-  if (const char* v = env("LB4MPI_SEED"))
-    p.seed = static_cast<std::uint64_t>(parse_integer("LB4MPI_SEED", v));
-  if (const char* v = env("LB4MPI_WEIGHTS")) p.weights = parse_list<double>("LB4MPI_WEIGHTS", v, parse_real);
-  if (const char* v = env("LB4MPI_INJECT_DELAY_US"))
-    o.inject_delay_us = parse_real("LB4MPI_INJECT_DELAY_US", v);
-  if (const char* v = env("LB4MPI_DELAY_RANKS"))
-    o.delay_ranks = parse_list<int>("LB4MPI_DELAY_RANKS", v, parse_integer);
-  if (const char* v = env("LB4MPI_TRACE")) o.trace = v;
-  if (const char* v = env("LB4MPI_ITERATIONS_INFO")) o.iterations_info = parse_switch("LB4MPI_ITERATIONS_INFO", v);
-  if (const char* v = env("LB4MPI_IDLE_PROBING")) o.idle_probing = parse_switch("LB4MPI_IDLE_PROBING", v);
-  if (const char* v = env("LB4MPI_DIR_ID")) o.iterations_dir = v;
+  each_field(o, [](const char* var, auto& field, Agree) {
+    if (var == nullptr) return;
+    const char* v = std::getenv(var);
+    if (v == nullptr || *v == '\0') return;
+    parse(var, v, field);
+  });
   return o;
+}
+
+std::uint64_t Options::fingerprint() const {
+  Fingerprint h;
+  each_field(*this, [&h](const char*, const auto& field, Agree agree) {
+    if (agree == Agree::Yes) hash(h, field);
+    if constexpr (requires { field.empty(); }) {
+      if (agree == Agree::OnOff) h.add(field.empty());
+    }
+  });
+  return h.value();
+}
+
+void Options::validate(int ranks) const {
+  const std::string valid = " (valid: 0.." + std::to_string(ranks - 1) + ")";
+  if (coordinator < 0 || coordinator >= ranks) {
+    throw Error("coordinator rank " + std::to_string(coordinator) + " is outside the communicator" + valid);
+  }
+  if (!(inject_delay_us >= 0.0)) {
+    throw Error("inject_delay_us (LB4MPI_INJECT_DELAY_US) must be >= 0, got " + std::to_string(inject_delay_us));
+  }
+  for (int r : delay_ranks) {
+    if (r < 0 || r >= ranks) {
+      throw Error("delay rank " + std::to_string(r) + " (LB4MPI_DELAY_RANKS) is outside the communicator" + valid);
+    }
+  }
 }
 
 }  // namespace lb4mpi

@@ -1,10 +1,10 @@
-// DCA over MPI-3 one-sided communication (`001` §4, Fig. 3); the
+// DCA over MPI-3 one-sided communication (`001` §4, Fig. 3): the
 // coordinator's CPU takes no part.
 //
 // Techniques with a closed form: the step counter lives in a window at the
-// coordinator; every rank takes the next step with MPI_Fetch_and_op under a
+// coordinator; every rank takes the next step with MPI_Fetch_and_op in a
 // passive-target lock_all epoch, and computes its chunk from the closed form
-// (ClosedWalk), as the two-sided DCA does.
+// (ClosedSequence), as the two-sided DCA does.
 //
 // Techniques without one: the extra synchronization `001` §4 describes for
 // AF. The window holds a lock word and the technique's whole state (step,
@@ -17,32 +17,32 @@
 #include <optional>
 #include <vector>
 
-#include "lb4mpi/techniques/chunk_calculator.hpp"
-#include "runtime/closed_walk.hpp"
-#include "runtime/executor.hpp"
+#include "feedback.hpp"
+#include "pieces.hpp"
+#include "context.hpp"
+#include "runtime/scheduler.hpp"
 
-namespace lb4mpi {
+namespace lb4mpi::rt {
 
-class RmaExecutor final : public Executor {
+class RmaScheduler final : public Scheduler {
  public:
-  RmaExecutor(MPI_Comm comm, Index first, Index last, const Options& options, int channel = 0);
-  ~RmaExecutor() override;
+  RmaScheduler(Context& ctx, AdaptiveFeedback& feedback);
+  ~RmaScheduler() override;
+  RmaScheduler(const RmaScheduler&) = delete;
+  RmaScheduler& operator=(const RmaScheduler&) = delete;
 
- protected:
-  std::optional<Chunk> acquire() override;
-  void piece_done(const Chunk& piece, double work_time) override;
-  void on_finish(const Report& report) override;
-  void on_start() override;
-
- public:
-  void exclude_time(double seconds) override { meas_since_ += seconds; }
+  void start(Index n) override;
+  Grab acquire(bool may_wait) override;
+  void finished(std::int64_t id, Index size, double work) override;
+  void end(const std::vector<RankFigures>& all) override;
+  void exclude(double seconds) override { fb_.exclude(seconds); }
 
  private:
-  [[nodiscard]] Index fetch_step();
-  std::optional<Chunk> acquire_granted();
+  [[nodiscard]] std::int64_t fetch_step();
+  std::optional<Chunk> next_granted(std::int64_t& id);
   /// A window of at least `doubles` numbers at the coordinator, zeroed, in
-  /// a lock_all epoch: one the channel kept (see detail::Channel::windows),
-  /// else a new one (collective). Every rank takes the same.
+  /// a lock_all epoch: one the channel kept (see rt::Channel::windows), else
+  /// a new one (collective). Every rank takes the same.
   void take_window(std::size_t doubles);
   /// Gives the window back to the channel at the end of an execution.
   void give_back_window();
@@ -57,18 +57,16 @@ class RmaExecutor final : public Executor {
   void put_state(int target);  // state_ to the window at `target`, flushed
   void get_state(int target);  // the window at `target` into state_, flushed
 
+  Context& ctx_;
+  AdaptiveFeedback& fb_;
   bool granting_ = false;  // the technique has no closed form
   MPI_Win win_ = MPI_WIN_NULL;
   std::size_t doubles_ = 0;   // of the window, this execution's part
   std::size_t capacity_ = 0;  // of the window, at the coordinator
-  std::optional<ChunkCalculator> calc_;
-  std::optional<detail::ClosedWalk> walk_;
+  std::optional<ClosedSequence> seq_;
   std::vector<double> state_;
+  PieceCutter cut_;
   bool done_ = false;
-  // Granting: this rank's measurement since its last chunk.
-  Index meas_done_ = 0;
-  double meas_work_ = 0.0;
-  double meas_since_ = 0.0;
 };
 
-}  // namespace lb4mpi
+}  // namespace lb4mpi::rt

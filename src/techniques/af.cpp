@@ -11,6 +11,7 @@ namespace {
 
 class AfRule final : public ChunkRule {
  public:
+  [[nodiscard]] ChunkFeedback feedback() const override { return ChunkFeedback::MeanAndSigma; }
   // Without a user maximum, AF caps its chunks at ceil(N/(2P)) as the
   // original LB4MPI does (early estimates from one chunk are rough).
   AfRule(LoopShape shape, const TechniqueParams& params)

@@ -16,10 +16,12 @@ namespace {
 // AWF-B / AWF-D.
 class AwfBatchRule final : public ChunkRule {
  public:
-  AwfBatchRule(LoopShape shape, const TechniqueParams& params)
-      : p_(shape.p),
+  AwfBatchRule(LoopShape shape, const TechniqueParams& params, ChunkFeedback feedback)
+      : feedback_(feedback),
+        p_(shape.p),
         min_chunk_(params.min_chunk),
         weights_(static_cast<std::size_t>(shape.p), 1.0) {}
+  [[nodiscard]] ChunkFeedback feedback() const override { return feedback_; }
 
   // A rank without a measurement gets min_chunk (the batch is not touched).
   // Otherwise, at a batch start (previous batch used up) the weights are
@@ -70,6 +72,7 @@ class AwfBatchRule final : public ChunkRule {
   void restart() override { batch_.reset(); }
 
  private:
+  ChunkFeedback feedback_;
   int p_;
   Index min_chunk_;
   std::vector<double> weights_;
@@ -79,8 +82,9 @@ class AwfBatchRule final : public ChunkRule {
 // AWF-C / AWF-E.
 class AwfChunkRule final : public ChunkRule {
  public:
-  AwfChunkRule(LoopShape shape, const TechniqueParams& params)
-      : p_(shape.p), min_chunk_(params.min_chunk) {}
+  AwfChunkRule(LoopShape shape, const TechniqueParams& params, ChunkFeedback feedback)
+      : feedback_(feedback), p_(shape.p), min_chunk_(params.min_chunk) {}
+  [[nodiscard]] ChunkFeedback feedback() const override { return feedback_; }
 
   // A rank without a measurement gets min_chunk; otherwise
   // max(min_chunk, floor(w_r ceil(R_i/(2P)) + 0.55)) with w_r current (O(1)).
@@ -104,23 +108,25 @@ class AwfChunkRule final : public ChunkRule {
   }
 
  private:
+  ChunkFeedback feedback_;
   int p_;
   Index min_chunk_;
 };
 
 }  // namespace
 
+// B and C learn from work time, D and E from elapsed time (`003` Appendix B).
 std::unique_ptr<ChunkRule> make_awf_b(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfBatchRule>(shape, params);
+  return std::make_unique<AwfBatchRule>(shape, params, ChunkFeedback::WorkTime);
 }
 std::unique_ptr<ChunkRule> make_awf_d(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfBatchRule>(shape, params);
+  return std::make_unique<AwfBatchRule>(shape, params, ChunkFeedback::ElapsedTime);
 }
 std::unique_ptr<ChunkRule> make_awf_c(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfChunkRule>(shape, params);
+  return std::make_unique<AwfChunkRule>(shape, params, ChunkFeedback::WorkTime);
 }
 std::unique_ptr<ChunkRule> make_awf_e(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfChunkRule>(shape, params);
+  return std::make_unique<AwfChunkRule>(shape, params, ChunkFeedback::ElapsedTime);
 }
 
 }  // namespace lb4mpi::detail

@@ -69,7 +69,7 @@ void ChunkCalculator::plan_capped_closed_form() {
   if (left > 0) tail_rule_ = make_rule(technique_, {left, shape_.p}, params_);
   // TSS and TFSS depend on the step only (Eq. 6 / 8): their recursive form is
   // the closed sequence, and stays so under the cap.
-  capped_recursive_ = technique_ == Technique::TSS || technique_ == Technique::TFSS;
+  capped_recursive_ = rule_->step_only();
 }
 
 // The raw closed-form size of `step`, with the capped prefix when planned.
@@ -159,16 +159,14 @@ std::optional<Chunk> ChunkCalculator::closed_chunk(Index step, Index scheduled) 
 }
 
 void ChunkCalculator::record(const ChunkTiming& timing) {
-  switch (technique_) {
-    case Technique::AWF:  // weights from whole time steps, not from chunks
-    case Technique::AF:   // mu and sigma only: AF has no weights
+  switch (rule_->feedback()) {
+    case ChunkFeedback::MeanAndSigma:
       perf_.record_unweighted(timing);
       break;
-    case Technique::AWF_D:
-    case Technique::AWF_E:
+    case ChunkFeedback::ElapsedTime:
       perf_.record(timing, /*use_elapsed=*/true);
       break;
-    default:
+    case ChunkFeedback::WorkTime:
       perf_.record(timing, /*use_elapsed=*/false);
       break;
   }
@@ -181,7 +179,7 @@ void ChunkCalculator::record_time_step(int rank, Index iterations, double work_t
     throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(shape_.p) +
                 ")");
   }
-  if (technique_ == Technique::AWF) perf_.record_time_step(rank, iterations, work_time);
+  if (rule_->learns_from_time_steps()) perf_.record_time_step(rank, iterations, work_time);
 }
 
 void ChunkCalculator::restart(Index n) {
@@ -200,7 +198,7 @@ void ChunkCalculator::restart(Index n) {
 }
 
 void ChunkCalculator::restart() {
-  if (technique_ == Technique::AWF) {
+  if (rule_->learns_from_time_steps()) {
     for (int r = 0; r < shape_.p; ++r) {
       const RankStats& s = perf_.rank(r);
       if (!s.time_step_recorded && s.iterations > 0)
@@ -211,6 +209,52 @@ void ChunkCalculator::restart() {
   rule_->restart();
   step_ = 0;
   scheduled_ = 0;
+}
+
+Index ChunkCalculator::closed_start(Index step) const {
+  if (rule_->constant_size() && capped_steps_ == 0) return detail::mul_sat(step, closed_size(0));
+  return rule_->closed_start(step);
+}
+
+Index ChunkCalculator::estimated_chunks() const {
+  const Index n = shape_.n;
+  const Index p = shape_.p;
+  if (n <= 0) return 0;
+  const Index most = detail::ceil_div(n, std::max<Index>(1, params_.min_chunk));  // no more chunks than this
+  if (unbounded_) return std::min(p, n);
+  double total = 0.0;
+  if (rule_->constant_size() || !info(technique_).has_closed_form) {
+    // A fixed size: N over it; rules without a closed form: as FAC2 (below).
+    total = rule_->constant_size() ? static_cast<double>(detail::ceil_div(n, closed_size(0))) : 0.0;
+  }
+  if (total == 0.0) {
+    // Decreasing and adaptive chunk sizes: about P chunks per halving of the
+    // remaining work (FAC2, WF, AWF*: P log2(N/P) + P; GSS, TAP, AF fewer;
+    // TSS, TFSS, FISS, VISS, RND far fewer), with a margin.
+    const double np = static_cast<double>(n);
+    const double pp = static_cast<double>(p);
+    total = pp * (1.25 * std::log2(np / pp + 1.0) + 4.0);
+  }
+  if (params_.max_chunk > 0) total = std::max(total, std::ceil(static_cast<double>(n) / static_cast<double>(params_.max_chunk)));
+  if (!(total < static_cast<double>(most))) return most;
+  return std::max<Index>(1, static_cast<Index>(total));
+}
+
+std::optional<Chunk> ClosedSequence::chunk(Index step) {
+  const Index n = calc_->shape().n;
+  Index start = calc_->closed_start(step);
+  if (start < 0) {
+    while (step_ < step && start_ < n) {
+      start_ += calc_->closed_size(step_);
+      ++step_;
+    }
+    if (step_ < step) return std::nullopt;  // the loop ended before this step
+    start = start_;
+  }
+  if (start >= n) return std::nullopt;
+  const Index size = calc_->closed_size(step);
+  if (size <= 0) return std::nullopt;
+  return Chunk{start, std::min(size, n - start)};
 }
 
 // ---- simulation ---------------------------------------------------------------

@@ -22,6 +22,7 @@ Index fsc_chunk(LoopShape shape, const TechniqueParams& params) {
 
 class FscRule final : public ChunkRule {
  public:
+  [[nodiscard]] bool constant_size() const override { return true; }
   explicit FscRule(Index chunk) : chunk_(chunk) {}
   Index next(const StepContext& /*ctx*/) override { return chunk_; }
   [[nodiscard]] Index closed(Index /*step*/) const override { return chunk_; }

@@ -18,6 +18,7 @@ Index mfsc_chunk(LoopShape shape) {
 
 class MfscRule final : public ChunkRule {
  public:
+  [[nodiscard]] bool constant_size() const override { return true; }
   explicit MfscRule(Index chunk) : chunk_(chunk) {}
   Index next(const StepContext& /*ctx*/) override { return chunk_; }
   [[nodiscard]] Index closed(Index /*step*/) const override { return chunk_; }

@@ -6,6 +6,7 @@ namespace {
 
 class SsRule final : public ChunkRule {
  public:
+  [[nodiscard]] bool constant_size() const override { return true; }
   Index next(const StepContext& /*ctx*/) override { return 1; }
   // `001` Eq. 2: K_i = 1.
   [[nodiscard]] Index closed(Index /*step*/) const override { return 1; }

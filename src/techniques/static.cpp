@@ -7,6 +7,11 @@ namespace {
 
 class StaticRule final : public ChunkRule {
  public:
+  // The start of block i: i blocks of floor(N/P), plus one per earlier block
+  // that got one of the N mod P extra iterations.
+  [[nodiscard]] Index closed_start(Index step) const override {
+    return step < p_ ? step * base_ + (step < extra_ ? step : extra_) : p_ * base_ + extra_;
+  }
   explicit StaticRule(LoopShape shape)
       : p_(shape.p), base_(shape.n / shape.p), extra_(shape.n % shape.p) {}
 

@@ -7,6 +7,7 @@ namespace {
 
 class TfssRule final : public ChunkRule {
  public:
+  [[nodiscard]] bool step_only() const override { return true; }
   explicit TfssRule(LoopShape shape) : p_(shape.p), tss_(shape.n, shape.p) {}
 
   // `001` Eq. 8: at i mod P = 0 the mean of the next P TSS chunks, else K_{i-1}.

@@ -7,6 +7,7 @@ namespace {
 
 class TssRule final : public ChunkRule {
  public:
+  [[nodiscard]] bool step_only() const override { return true; }
   explicit TssRule(LoopShape shape) : seq_(shape.n, shape.p) {}
 
   // `001` Eq. 6: K_i = K_{i-1} - C, K_0 = ceil(N/(2P)), never below K_{S-1} = 1.

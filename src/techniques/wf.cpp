@@ -13,6 +13,11 @@ namespace {
 
 class WeightedFactoringRule final : public ChunkRule {
  public:
+  // AWF: weights from whole time steps; chunks feed mu and sigma only.
+  [[nodiscard]] ChunkFeedback feedback() const override {
+    return adaptive_ ? ChunkFeedback::MeanAndSigma : ChunkFeedback::WorkTime;
+  }
+  [[nodiscard]] bool learns_from_time_steps() const override { return adaptive_; }
   // Weights from params.weights normalized to sum to P (empty: all 1).
   WeightedFactoringRule(LoopShape shape, const TechniqueParams& params, bool adaptive)
       : p_(shape.p),

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lb4mpi/lb4mpi.hpp"
-#include "runtime/mpi_util.hpp"  // collectives that yield the core while they wait (MPICH oversubscribed)
+#include "runtime/mpi.hpp"  // collectives that yield the core while they wait (MPICH oversubscribed)
 
 namespace lb4mpi::test {
 
@@ -47,10 +47,10 @@ inline Coverage run_and_cover(Index first, Index last, const Options& opt, MPI_C
     c.local_iterations += ch.size;
   });
   c.count.resize(local.size());
-  detail::allreduce(local.data(), c.count.data(), static_cast<int>(local.size()), MPI_INT32_T, MPI_SUM, comm);
+  rt::allreduce(local.data(), c.count.data(), static_cast<int>(local.size()), MPI_INT32_T, MPI_SUM, comm);
   const int flags[2] = {bad_range, empty};
   int any[2] = {0, 0};
-  detail::allreduce(flags, any, 2, MPI_INT, MPI_MAX, comm);
+  rt::allreduce(flags, any, 2, MPI_INT, MPI_MAX, comm);
   c.out_of_range = any[0] != 0;
   c.empty_chunk = any[1] != 0;
   return c;
@@ -60,7 +60,7 @@ inline Coverage run_and_cover(Index first, Index last, const Options& opt, MPI_C
 /// rank's per-iteration counts (summed over all ranks of `comm`).
 inline Index not_run_once(const std::vector<std::int32_t>& local, MPI_Comm comm = MPI_COMM_WORLD) {
   std::vector<std::int32_t> all(local.size());
-  detail::allreduce(local.data(), all.data(), static_cast<int>(local.size()), MPI_INT32_T, MPI_SUM, comm);
+  rt::allreduce(local.data(), all.data(), static_cast<int>(local.size()), MPI_INT32_T, MPI_SUM, comm);
   Index wrong = 0;
   for (auto v : all) wrong += (v != 1);
   return wrong;

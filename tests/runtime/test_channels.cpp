@@ -254,7 +254,10 @@ void awf_excludes_other_loops(bool obtain_slowly) {
   }
   const Chunk c = mine[1];
   const double base = std::ceil(static_cast<double>(n - c.begin) / (2.0 * p));
-  EXPECT_GT(static_cast<double>(c.size) / base, 0.7)
+  // 0.4: half-way between the 0.15-0.18 of no exclusion at P = 2 and the
+  // ~1 of exclusion; 0.7 failed once (0.64) on a machine loaded by other
+  // jobs, where a rank's sleep overslept.
+  EXPECT_GT(static_cast<double>(c.size) / base, 0.4)
       << "chunk [" << c.begin << ", +" << c.size << "): weight " << static_cast<double>(c.size) / base;
 }
 

@@ -11,9 +11,11 @@
 
 #include "lb4mpi/techniques/chunk_calculator.hpp"
 #include "lb4mpi/techniques/technique.hpp"
-#include "runtime/trace.hpp"
+#include "runtime/observer.hpp"
+#include "trace/gather.hpp"
+#include "trace/recorder.hpp"
 
-namespace lb4mpi::detail {
+namespace lb4mpi::trace {
 namespace {
 
 Options traced() {
@@ -22,15 +24,21 @@ Options traced() {
   return o;
 }
 
+// A piece as an execution reports it: to its recorder, then counted for
+// every loop of the thread (rt::count_piece).
+void piece(Recorder& r, double t_begin, double t_end) {
+  r.piece(t_begin, t_end);
+  rt::count_piece();
+}
+
 TEST(Recorder, PiecesOfOneChunkFormOneRun) {
-  Recorder a;
-  a.configure(traced(), 0, 0);
-  a.begin(traced(), 1000, 4);
-  a.chunk(0, 10, 30, 1.0, 1.5);
-  a.chunk_progress(1.5, 2.0);
-  a.serve(0, 2.0, 2.25);  // the coordinator serves between its pieces
-  a.chunk_progress(2.25, 3.0);
-  a.chunk_progress(3.0, 3.5);
+  Recorder a(traced(), 0, 0);
+  a.begin(0, 1000, 4);
+  a.chunk(10, 30, 1.0, 1.5);
+  piece(a, 1.5, 2.0);
+  a.serve(2.0, 2.25);  // the coordinator serves between its pieces
+  piece(a, 2.25, 3.0);
+  piece(a, 3.0, 3.5);
   ASSERT_EQ(a.records().size(), 2U);
   const TraceRecord& c = a.records()[0];
   EXPECT_EQ(c.kind, kTraceChunk);
@@ -43,22 +51,20 @@ TEST(Recorder, PiecesOfOneChunkFormOneRun) {
 }
 
 TEST(Recorder, AnotherLoopsPieceStartsAContinuation) {
-  Recorder a;
-  Recorder b;
-  a.configure(traced(), 3, 1);
-  b.configure(traced(), 4, 1);
-  a.begin(traced(), 1000, 4);
-  b.begin(traced(), 1000, 4);
-  a.chunk(0, 0, 100, 0.0, 1.0);
-  a.chunk_progress(1.0, 2.0);
-  b.chunk(0, 500, 50, 2.0, 2.1);
-  b.chunk_progress(2.1, 3.0);   // loop 4's piece: loop 3's chunk is interrupted
-  a.chunk_progress(3.0, 4.0);   // continuation 1
-  a.chunk_progress(4.0, 4.5);   // ... which goes on
-  b.chunk_progress(4.5, 5.0);   // loop 4: continuation too
-  a.chunk_progress(5.0, 6.0);   // continuation 2
-  a.chunk(0, 100, 80, 6.0, 6.5);  // next chunk of loop 3: a new chunk record
-  a.chunk_progress(6.5, 7.0);
+  Recorder a(traced(), 3, 1);
+  Recorder b(traced(), 4, 1);
+  a.begin(0, 1000, 4);
+  b.begin(0, 1000, 4);
+  a.chunk(0, 100, 0.0, 1.0);
+  piece(a, 1.0, 2.0);
+  b.chunk(500, 50, 2.0, 2.1);
+  piece(b, 2.1, 3.0);   // loop 4's piece: loop 3's chunk is interrupted
+  piece(a, 3.0, 4.0);   // continuation 1
+  piece(a, 4.0, 4.5);   // ... which goes on
+  piece(b, 4.5, 5.0);   // loop 4: continuation too
+  piece(a, 5.0, 6.0);   // continuation 2
+  a.chunk(100, 80, 6.0, 6.5);  // next chunk of loop 3: a new chunk record
+  piece(a, 6.5, 7.0);
 
   const auto& ra = a.records();
   ASSERT_EQ(ra.size(), 4U);
@@ -101,40 +107,30 @@ TEST(Recorder, AnotherLoopsPieceStartsAContinuation) {
 }
 
 TEST(Recorder, PiecesOfAnUntracedLoopAlsoInterrupt) {
-  Recorder a;
-  Recorder off;
-  a.configure(traced(), 0, 0);
-  off.configure(Options{}, 1, 0);
-  a.begin(traced(), 100, 2);
-  off.begin(Options{}, 100, 2);
-  EXPECT_FALSE(off.on());
-  a.chunk(0, 0, 10, 0.0, 0.0);
-  a.chunk_progress(0.0, 1.0);
-  off.chunk(0, 0, 10, 1.0, 1.0);
-  off.chunk_progress(1.0, 2.0);
-  a.chunk_progress(2.0, 3.0);
+  Recorder a(traced(), 0, 0);
+  a.begin(0, 100, 2);
+  EXPECT_FALSE(tracing(Options{}));  // an untraced loop has no recorder ...
+  a.chunk(0, 10, 0.0, 0.0);
+  piece(a, 0.0, 1.0);
+  rt::count_piece();  // ... but its pieces are counted
+  piece(a, 2.0, 3.0);
   ASSERT_EQ(a.records().size(), 2U);
   EXPECT_EQ(a.records()[0].t_end, 1.0);
   EXPECT_EQ(a.records()[1].kind, kTraceContinuation);
-  EXPECT_TRUE(off.records().empty());
 }
 
 TEST(Recorder, BeginReservesAndKeepsCapacity) {
   Options o = traced();
   o.technique = Technique::FAC2;
-  Recorder r;
-  r.configure(o, 0, 1);
-  r.begin(o, 100000, 4);
+  Recorder r(o, 0, 1);
+  r.begin(0, 100000, 4);
   const std::size_t cap = r.records().capacity();
   EXPECT_GE(cap, trace_reserve_estimate(o, 100000, 4, 1));
-  for (int k = 0; k < 10; ++k) r.chunk(0, k, 1, 0.0, 0.0);
-  r.begin(o, 10, 4);  // a smaller execution: cleared, capacity kept
+  for (int k = 0; k < 10; ++k) r.chunk(k, 1, 0.0, 0.0);
+  r.begin(0, 10, 4);  // a smaller execution: cleared, capacity kept
   EXPECT_TRUE(r.records().empty());
   EXPECT_EQ(r.records().capacity(), cap);
-  Recorder off;
-  off.configure(Options{}, 0, 1);
-  off.begin(Options{}, 100000, 4);
-  EXPECT_EQ(off.records().capacity(), 0U) << "nothing reserved when tracing is off";
+  EXPECT_FALSE(tracing(Options{})) << "no recorder, nothing reserved when tracing is off";
 }
 
 TEST(TraceGatherPlan, CountsAndDisplacementsInRecords) {
@@ -208,4 +204,4 @@ TEST(TraceReserve, EstimateCoversTheChunksOfEveryTechnique) {
 }
 
 }  // namespace
-}  // namespace lb4mpi::detail
+}  // namespace lb4mpi::trace

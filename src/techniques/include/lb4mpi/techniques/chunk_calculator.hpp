@@ -34,6 +34,13 @@ struct SharedInputs {
   double c = 0.0;        ///< AF: mu of the executing rank
 };
 
+/// What a rule learns from the timing of executed chunks (ChunkCalculator::record).
+enum class ChunkFeedback : std::uint8_t {
+  WorkTime,      ///< weighted performance from work time (AWF-B, AWF-C; rules that do not adapt ignore it)
+  ElapsedTime,   ///< weighted performance from elapsed time, `003` tExclude (AWF-D, AWF-E)
+  MeanAndSigma,  ///< mu and sigma only (AF; AWF, whose weights come from whole time steps)
+};
+
 /// One technique's chunk-size rule for one loop. Implementations live in
 /// src/techniques/, one small unit per technique, with the paper's equation
 /// cited. Sizes returned here are raw: ChunkCalculator applies the minimum
@@ -56,6 +63,22 @@ class ChunkRule {
   /// Start of a new execution of the same loop (a time step): AWF updates
   /// its weights here; stateful rules restart their sequence.
   virtual void restart() {}
+
+  // ---- facts the runtime asks instead of switching on the technique's name
+  /// How the rule learns from chunk timings (ChunkCalculator::record).
+  [[nodiscard]] virtual ChunkFeedback feedback() const { return ChunkFeedback::WorkTime; }
+  /// Whether the rule learns its weights from whole time steps (AWF).
+  [[nodiscard]] virtual bool learns_from_time_steps() const { return false; }
+  /// Whether the recursive form is the closed sequence, the size depending
+  /// on the step alone (TSS, TFSS): a capped recursive form follows the
+  /// capped closed plan too.
+  [[nodiscard]] virtual bool step_only() const { return false; }
+  /// Whether every closed-form step has the same raw size (SS, FSC, mFSC):
+  /// the start of step i is i times the (bounded) size.
+  [[nodiscard]] virtual bool constant_size() const { return false; }
+  /// The start of step `step` in O(1) where the rule knows it without the
+  /// sizes before (STATIC's balanced blocks); -1 otherwise. Raw, unbounded.
+  [[nodiscard]] virtual Index closed_start(Index /*step*/) const { return -1; }
 
   // DCA without a closed form; next(ctx) == commit(ctx, in, evaluate(in)) with in = share(ctx).
   /// Coordinator: the inputs of step ctx (may open a batch). Default: throws.
@@ -106,6 +129,19 @@ class ChunkCalculator {
   /// Closed form with assignment: the chunk of step `step` given that
   /// `scheduled` iterations were already handed out (size clipped to the rest).
   [[nodiscard]] std::optional<Chunk> closed_chunk(Index step, Index scheduled) const;
+  /// The start of step `step` of the closed form in O(1), when the
+  /// technique knows it without summing the sizes before (fixed sizes,
+  /// STATIC); -1 otherwise (ClosedSequence then sums them).
+  [[nodiscard]] Index closed_start(Index step) const;
+  /// Roughly how many chunks one execution takes (an upper estimate, for
+  /// reserving memory; at least 1 for N > 0).
+  [[nodiscard]] Index estimated_chunks() const;
+  /// Whether executing the chunks needs them assigned at run time: false
+  /// for STATIC, whose step i is rank i's one block.
+  [[nodiscard]] bool needs_assignment() const { return !unbounded_; }
+  /// Whether the rule adapts to timings of executed chunks or time steps
+  /// (so the runtime measures every chunk; others need no clock per chunk).
+  [[nodiscard]] bool needs_timing() const { return info(technique_).adaptive; }
 
   /// DCA without a closed form, the coordinator's half: serializes the next
   /// step for `rank` (nullopt once everything is scheduled).
@@ -181,6 +217,24 @@ class ChunkCalculator {
   PerfTable perf_;
   Index step_ = 0;
   Index scheduled_ = 0;
+};
+
+/// The closed form in assignment order, as DCA walks it: the chunk of step i
+/// starts where the sizes of steps 0 .. i-1 end. Steps must not decrease
+/// between calls, so one execution costs O(steps) on a rank (O(1) per step
+/// where the technique knows the start directly). Holds a reference to the
+/// calculator.
+class ClosedSequence {
+ public:
+  explicit ClosedSequence(const ChunkCalculator& calc) : calc_(&calc) {}
+  /// The chunk of step `step` (clipped to N), nullopt once the step starts at
+  /// or beyond N.
+  std::optional<Chunk> chunk(Index step);
+
+ private:
+  const ChunkCalculator* calc_;
+  Index step_ = 0;   // steps summed so far
+  Index start_ = 0;  // start of step_
 };
 
 /// Runs the whole recursive or closed sequence for ranks of equal speed

@@ -1,17 +1,21 @@
-// Per-chunk recording (off by default; one branch per chunk when off) and
-// the trace writers: Chrome trace-event JSON (Perfetto), CSV, and the
-// per-rank iteration CSV of `000` Table 4.2. docs/TRACING.md describes the
-// files.
+// Tracing, a front end of the runtime: a Recorder observes one loop's
+// executions on a rank (rt::ChunkObserver) and, at the end of each, gathers
+// every rank's records at rank 0, which writes the trace files: Chrome
+// trace-event JSON (Perfetto), CSV, and the per-rank iteration CSV of `000`
+// Table 4.2 (docs/TRACING.md). A loop without tracing has no Recorder, and
+// its execution then reads no clock for it.
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "lb4mpi/options.hpp"
+#include "runtime/observer.hpp"
 
-namespace lb4mpi::detail {
+namespace lb4mpi::trace {
 
 /// What a TraceRecord describes.
 enum TraceKind : std::int32_t {
@@ -41,66 +45,63 @@ struct TraceRecord {
   double t_end = 0.0;      ///< when the run's last piece (or the serve interval) ended
 };
 
-/// How rank 0 receives every rank's records in one MPI_Gatherv, in records
-/// (an MPI datatype of one TraceRecord): counts and displacements must fit
-/// in int. Throws lb4mpi::Error when they do not.
-struct TraceGatherPlan {
-  std::vector<int> counts;
-  std::vector<int> displs;
-  std::int64_t total = 0;
-};
-TraceGatherPlan plan_trace_gather(const std::vector<std::int64_t>& records_per_rank);
-
 /// Records to reserve on `rank` before an execution of a loop of `n`
-/// iterations on `p` ranks: an estimate of its chunk count (from the
-/// technique; twice the even share) plus, on a serving coordinator, one
-/// serve interval per chunk; at most kTraceReserveCap.
+/// iterations on `p` ranks: the technique's estimate of its chunk count
+/// (twice the even share) plus, on a serving coordinator, one serve interval
+/// per chunk; at most kTraceReserveCap.
 std::size_t trace_reserve_estimate(const Options& o, Index n, int p, int rank);
 inline constexpr std::size_t kTraceReserveCap = std::size_t{1} << 16;
 
-class Recorder {
+/// Whether `o` asks for a trace or for iteration files (a Recorder is needed).
+inline bool tracing(const Options& o) { return !o.trace.empty() || o.iterations_info; }
+
+class Recorder final : public rt::ChunkObserver {
  public:
-  void configure(const Options& o, int loop_id, int rank);
-  [[nodiscard]] bool on() const { return on_; }
+  /// Loop `loop_id` (loops are numbered in creation order, the same on
+  /// every rank) on `rank`.
+  Recorder(const Options& o, int loop_id, int rank);
+
+  [[nodiscard]] double origin() const override;
+  /// Start of an execution: clears and reserves (trace_reserve_estimate; the
+  /// capacity is kept across executions), so that recording allocates
+  /// nothing in the common case.
+  void begin(std::int32_t step, Index n, int p) override;
+  void chunk(std::int64_t start, Index size, double t_request, double t_begin) override;
+  /// A piece of the current chunk ran from t_begin to t_end. Extends the
+  /// chunk's current run, or opens a continuation when another loop's piece
+  /// ended on this thread since this recorder's last piece (rt::pieces_ended()).
+  void piece(double t_begin, double t_end) override;
+  void serve(double t0, double t1) override;
+  /// Collective: gathers the records at rank 0, which appends them to the
+  /// trace files; every rank writes its iteration CSV when asked to. Errors:
+  /// the gather cannot hold the records (every rank throws), rank 0 cannot
+  /// write a trace file (rank 0 throws), a rank cannot write its iteration
+  /// CSV (that rank throws); the collective part always completes first.
+  void flush(MPI_Comm comm, int rank, Technique technique, Mode mode);
+
+  [[nodiscard]] const std::vector<TraceRecord>& records() const { return records_; }
   void clear() {
     records_.clear();
     current_ = kNone;
     run_ = kNone;
   }
-  /// Start of an execution of `n` iterations on `p` ranks: clears and
-  /// reserves (trace_reserve_estimate; the capacity is kept across
-  /// executions), so that recording allocates nothing in the common case.
-  void begin(const Options& o, Index n, int p);
-  void chunk(std::int32_t step, std::int64_t start, std::int64_t size, double t_request, double t_begin);
-  /// A piece of the current chunk ran from t_begin to t_end. Extends the
-  /// chunk's current run, or opens a continuation when another loop's piece
-  /// ended on this thread since this recorder's last piece.
-  void chunk_progress(double t_begin, double t_end);
-  void serve(std::int32_t step, double t0, double t1);
-  /// Collective: gathers the records at rank 0, which (re)writes the trace
-  /// files; every rank writes its iteration CSV when asked to. Errors: the
-  /// gather cannot hold the records (every rank throws), rank 0 cannot write
-  /// a trace file (rank 0 throws), a rank cannot write its iteration CSV
-  /// (that rank throws); the collective part always completes first.
-  void flush(MPI_Comm comm, int rank, Technique technique, Mode mode);
-
-  [[nodiscard]] const std::vector<TraceRecord>& records() const { return records_; }
 
  private:
+  /// A record of this recorder's rank, loop and step.
+  [[nodiscard]] TraceRecord record(std::int32_t kind) const;
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  void write_iterations(int rank, Technique technique) const;
 
-  bool on_ = false;
+  Options options_;
   bool trace_ = false;
   bool iterations_ = false;
   int loop_ = 0;
   int rank_ = 0;
-  std::string trace_path_;
+  std::int32_t step_ = 0;
   std::string iterations_dir_;
   std::vector<TraceRecord> records_;
   std::size_t current_ = kNone;  ///< the chunk record being executed
   std::size_t run_ = kNone;      ///< the record its current run extends (the chunk or a continuation)
-  std::uint64_t mark_ = 0;       ///< the thread's piece count after this recorder's last piece
+  std::uint64_t mark_ = 0;       ///< rt::pieces_ended() after this recorder's last piece
 };
 
-}  // namespace lb4mpi::detail
+}  // namespace lb4mpi::trace

@@ -1,5 +1,6 @@
 // Basic vocabulary types shared by every layer of lb4mpi.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -14,6 +15,22 @@ struct Chunk {
   Index begin = 0;
   Index size = 0;
   [[nodiscard]] Index end() const { return begin + size; }
+};
+
+/// A hash (FNV-1a) of values that several ranks must pass alike: each
+/// rank's fingerprint is compared in one collective (lb4mpi::agree).
+class Fingerprint {
+ public:
+  template <class T>
+  Fingerprint& add(const T& v) {
+    const auto* p = reinterpret_cast<const unsigned char*>(&v);
+    for (std::size_t i = 0; i < sizeof(T); ++i) h_ = (h_ ^ p[i]) * 1099511628211ULL;
+    return *this;
+  }
+  [[nodiscard]] std::uint64_t value() const { return h_; }
+
+ private:
+  std::uint64_t h_ = 1469598103934665603ULL;
 };
 
 /// Every error lb4mpi reports to its user: bad configuration, bad input,

@@ -1,0 +1,88 @@
+#include "run.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/mpi.hpp"
+
+namespace lb4mpi::detail {
+
+rt::ExecConfig exec_config(const Options& o, int rank) {
+  rt::ExecConfig c;
+  c.technique = o.technique;
+  c.params = o.params;
+  switch (o.mode) {
+    case Mode::Centralized:
+      c.model = rt::Model::Centralized;
+      break;
+    case Mode::Distributed:
+      c.model = rt::Model::Distributed;
+      break;
+    case Mode::DistributedRMA:
+      c.model = rt::Model::DistributedRMA;
+      break;
+  }
+  c.break_after = o.break_after;
+  c.request_when = o.request_when;
+  c.coordinator = o.coordinator;
+  const bool delayed =
+      o.delay_ranks.empty() || std::find(o.delay_ranks.begin(), o.delay_ranks.end(), rank) != o.delay_ranks.end();
+  c.delay_us = delayed && o.inject_delay_us > 0.0 ? o.inject_delay_us : 0.0;
+  return c;
+}
+
+std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm) {
+  // Loops are created collectively, so every rank numbers them alike.
+  static int next_loop_id = 0;
+  const int id = next_loop_id++;
+  if (!trace::tracing(o)) return nullptr;
+  int rank = 0;
+  rt::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  return std::make_unique<trace::Recorder>(o, id, rank);
+}
+
+void start(rt::Execution& e, const Options& o, Index first, Index last) {
+  std::string error;
+  try {
+    o.validate(e.size());
+  } catch (const Error& x) {
+    error = std::string("lb4mpi: ") + x.what();
+  }
+  e.start(first, last, error, o.fingerprint());
+}
+
+Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder) {
+  const std::vector<rt::RankFigures> all = e.finish();
+  Report report;
+  report.technique = o.technique;
+  report.mode = o.mode;
+  report.first = e.first();
+  report.last = e.first() + e.n();
+  report.ranks.reserve(all.size());
+  Index dropped = 0;
+  int dropper = -1;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const rt::RankFigures& f = all[r];
+    RankReport rr;
+    rr.iterations = f.iterations;
+    rr.chunks = f.chunks;
+    rr.calculations = f.calculations;
+    rr.work_time = f.work_time;
+    rr.overhead = f.overhead;
+    rr.serve_time = f.serve_time;
+    rr.finish_time = f.finish_time;
+    report.ranks.push_back(rr);
+    report.t_par = std::max(report.t_par, f.exit_time);
+    if (f.dropped > 0 && dropper < 0) dropper = static_cast<int>(r);
+    dropped += f.dropped;
+  }
+  if (recorder != nullptr) recorder->flush(e.comm(), e.rank(), o.technique, o.mode);
+  if (dropped > 0) {
+    throw Error("lb4mpi: finish() was called on rank " + std::to_string(dropper) +
+                " before next() returned no chunk; " + std::to_string(dropped) + " of the loop's " +
+                std::to_string(e.n()) + " iterations were handed out but not executed");
+  }
+  return report;
+}
+
+}  // namespace lb4mpi::detail

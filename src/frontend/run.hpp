@@ -1,0 +1,31 @@
+// What lb4mpi::Loop and lb4mpi::LoopSet share: from the front end's Options
+// to the runtime's configuration, the collective start of an execution,
+// and its end — the figures of every rank turned into a Report, the trace
+// written, and an early finish reported on every rank.
+#pragma once
+#include <mpi.h>
+
+#include <memory>
+
+#include "lb4mpi/options.hpp"
+#include "lb4mpi/report.hpp"
+#include "runtime/config.hpp"
+#include "runtime/execution.hpp"
+#include "trace/recorder.hpp"
+
+namespace lb4mpi::detail {
+
+/// The runtime's configuration of `o` on `rank` (which gets the injected delay or not).
+rt::ExecConfig exec_config(const Options& o, int rank);
+
+/// A Recorder when `o` traces (else null), for the next loop created on
+/// `comm` (loops are numbered in creation order, the same on every rank).
+std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm);
+
+/// Collective: validates `o` for this execution and starts it over [first, last).
+void start(rt::Execution& e, const Options& o, Index first, Index last);
+
+/// Collective: ends the execution and returns the report (on every rank).
+Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder);
+
+}  // namespace lb4mpi::detail

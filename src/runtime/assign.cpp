@@ -1,0 +1,216 @@
+#include "assign.hpp"
+
+#include <string>
+
+namespace lb4mpi::rt {
+namespace {
+
+// CCA (`003` §2.4): the coordinator computes every chunk with the recursive
+// form, for itself and for the workers; a worker receives finished chunks.
+class Recursive final : public Assignment {
+ public:
+  Recursive(Context& ctx, AdaptiveFeedback& fb) : ctx_(ctx), fb_(fb) {}
+
+  void start(Index /*n*/) override {}
+
+  Own own_next() override {
+    Own own;
+    ChunkCalculator& calc = fb_.calc();
+    if (calc.remaining() == 0) return own;  // None
+    own.id = calc.step();
+    ctx_.meter->calculation();
+    own.chunk = *calc.next(ctx_.rank);
+    own.kind = Own::Kind::Chunk;
+    return own;
+  }
+
+  bool answer(int worker, Reply& reply) override {
+    ChunkCalculator& calc = fb_.calc();
+    if (calc.remaining() == 0) {
+      reply.kind = kNone;
+      return true;
+    }
+    ctx_.meter->calculation();
+    reply.id = calc.step();
+    const Chunk c = *calc.next(worker);
+    reply.kind = kChunk;
+    reply.begin = c.begin;
+    reply.size = c.size;
+    return true;
+  }
+
+  Got interpret(const Reply& reply) override {
+    Got got;
+    if (reply.kind != kChunk) return got;
+    got.end = false;
+    got.chunk = Chunk{reply.begin, reply.size};
+    got.id = reply.id;
+    return got;
+  }
+
+ private:
+  Context& ctx_;
+  AdaptiveFeedback& fb_;
+};
+
+// DCA, closed form (`001` §4-5): the coordinator only serializes the
+// assignment — it hands out step numbers and computes nothing. Each rank
+// computes the size of its step with the closed form and its start as the
+// sum of the sizes before it (ClosedSequence), so the chunks in assignment
+// order are exactly the closed-form sequence.
+class Steps final : public Assignment {
+ public:
+  Steps(Context& ctx, AdaptiveFeedback& fb) : ctx_(ctx), fb_(fb) {}
+
+  void start(Index /*n*/) override {
+    next_step_ = 0;
+    seq_.emplace(fb_.calc());
+  }
+
+  Own own_next() override {
+    Own own;
+    own.id = next_step_++;
+    ctx_.meter->calculation();  // on the rank that executes the chunk
+    if (const std::optional<Chunk> c = seq_->chunk(own.id)) {
+      own.kind = Own::Kind::Chunk;
+      own.chunk = *c;
+    }
+    return own;
+  }
+
+  bool answer(int /*worker*/, Reply& reply) override {
+    reply.kind = kStep;
+    reply.id = next_step_++;
+    return true;
+  }
+
+  Got interpret(const Reply& reply) override {
+    Got got;
+    if (reply.kind != kStep) return got;
+    ctx_.meter->calculation();  // on the rank that executes the chunk
+    const std::optional<Chunk> c = seq_->chunk(reply.id);
+    if (!c) return got;  // the step is past the end: no more work
+    got.end = false;
+    got.chunk = *c;
+    got.id = reply.id;
+    return got;
+  }
+
+ private:
+  Context& ctx_;
+  AdaptiveFeedback& fb_;
+  std::optional<ClosedSequence> seq_;
+  std::int64_t next_step_ = 0;  // the coordinator's shared step counter
+};
+
+// DCA without a closed form (WF, AWF, AWF-B..E, AF): the extra
+// synchronization `001` §4 describes for AF. The coordinator grants the next
+// step with the inputs only it holds (R_i, batch chunk, weight, D, E); the
+// requester evaluates the formula and commits the size; until the commit
+// arrives the assignment is locked and other requests wait.
+class Grants final : public Assignment {
+ public:
+  Grants(Context& ctx, AdaptiveFeedback& fb) : ctx_(ctx), fb_(fb) {}
+
+  void start(Index /*n*/) override {
+    locked_.reset();
+    waiting_.clear();
+  }
+
+  Own own_next() override {
+    Own own;
+    if (locked_) {
+      own.kind = Own::Kind::Blocked;  // a worker's commit is one message away
+      return own;
+    }
+    ChunkCalculator& calc = fb_.calc();
+    const std::optional<ChunkCalculator::Grant> g = calc.grant(ctx_.rank);
+    if (!g) return own;
+    ctx_.meter->calculation();
+    own.chunk = calc.evaluate(*g);
+    calc.commit(*g, own.chunk.size);
+    own.id = g->step;
+    own.kind = Own::Kind::Chunk;
+    return own;
+  }
+
+  bool answer(int worker, Reply& reply) override {
+    if (locked_) {
+      waiting_.push_back(worker);
+      return false;
+    }
+    grant(worker, reply);
+    return true;
+  }
+
+  void commit(int worker, const Request& commit, std::vector<std::pair<int, Reply>>& released) override {
+    if (!locked_ || locked_->rank != worker || locked_->step != commit.id) {
+      throw Error("lb4mpi: internal error: rank " + std::to_string(worker) + " committed a grant it does not hold");
+    }
+    fb_.calc().commit(*locked_, commit.size);
+    locked_.reset();
+    // The requests that waited behind the lock, one grant at a time.
+    while (!locked_ && !waiting_.empty()) {
+      const int next = waiting_.front();
+      waiting_.pop_front();
+      Reply r;
+      grant(next, r);
+      released.emplace_back(next, r);
+    }
+  }
+
+  Got interpret(const Reply& reply) override {
+    Got got;
+    if (reply.kind != kGrant) return got;
+    ChunkCalculator::Grant g;
+    g.step = reply.id;
+    g.start = reply.begin;
+    g.rank = ctx_.rank;
+    g.inputs.remaining = reply.size;
+    g.inputs.measured = reply.measured != 0;
+    g.inputs.a = reply.a;
+    g.inputs.b = reply.b;
+    g.inputs.c = reply.c;
+    ctx_.meter->calculation();  // on the rank that executes the chunk
+    got.chunk = fb_.calc().evaluate(g);
+    got.id = g.step;
+    got.end = false;
+    got.commit = true;
+    return got;
+  }
+
+  [[nodiscard]] bool prefetch() const override { return false; }
+
+ private:
+  void grant(int worker, Reply& reply) {
+    const std::optional<ChunkCalculator::Grant> g = fb_.calc().grant(worker);
+    if (!g) {
+      reply.kind = kNone;
+      return;
+    }
+    locked_ = g;
+    reply.kind = kGrant;
+    reply.id = g->step;
+    reply.begin = g->start;
+    reply.size = g->inputs.remaining;
+    reply.measured = g->inputs.measured ? 1 : 0;
+    reply.a = g->inputs.a;
+    reply.b = g->inputs.b;
+    reply.c = g->inputs.c;
+  }
+
+  Context& ctx_;
+  AdaptiveFeedback& fb_;
+  std::optional<ChunkCalculator::Grant> locked_;  // the outstanding grant
+  std::deque<int> waiting_;                       // who waits behind it
+};
+
+}  // namespace
+
+std::unique_ptr<Assignment> make_assignment(Model model, Context& ctx, AdaptiveFeedback& feedback) {
+  if (model == Model::Centralized) return std::make_unique<Recursive>(ctx, feedback);
+  if (info(ctx.config.technique).has_closed_form) return std::make_unique<Steps>(ctx, feedback);
+  return std::make_unique<Grants>(ctx, feedback);
+}
+
+}  // namespace lb4mpi::rt

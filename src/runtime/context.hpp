@@ -1,0 +1,90 @@
+// What an execution model works with on a rank: its communicator and
+// progress engine, the configuration, and the Meter that accounts for the
+// time it spends (shared with the Execution that drives it).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "runtime/channel.hpp"
+#include "runtime/clock.hpp"
+#include "runtime/config.hpp"
+#include "runtime/observer.hpp"
+#include "runtime/progress.hpp"
+
+namespace lb4mpi::rt {
+
+/// Where the time of a rank goes, without a clock read that the
+/// configuration does not need. When every acquire is timed (adaptive
+/// techniques, tracing: `whole_acquires`), the Execution times it as a whole
+/// and the model's own spans only feed serve_time; otherwise the model times
+/// what communicates or waits — local chunk calculations (nanoseconds) then
+/// count as work.
+class Meter {
+ public:
+  void reset(bool whole_acquires, double delay_us, ChunkObserver* observer) {
+    whole_ = whole_acquires;
+    delay_us_ = delay_us;
+    observer_ = observer;
+    calculations = 0;
+    overhead = serve_time = 0.0;
+    first_read_ = -1.0;
+  }
+  [[nodiscard]] bool whole_acquires() const { return whole_; }
+
+  /// The clock, remembering the first reading of the current acquire (the
+  /// end of the rank's previous piece when it had one).
+  double now() {
+    const double t = clock_now();
+    if (first_read_ < 0.0) first_read_ = t;
+    return t;
+  }
+  void begin_acquire() { first_read_ = -1.0; }
+  [[nodiscard]] double first_read() const { return first_read_; }
+
+  /// A chunk size calculated on this rank (`001` §6 delay injection lands here).
+  void calculation() {
+    ++calculations;
+    if (delay_us_ > 0.0) {
+      const double t0 = now();
+      spin_for_us(delay_us_);
+      spent(t0, clock_now());
+    }
+  }
+  /// [t0, t1] went to communicating or waiting.
+  void spent(double t0, double t1) {
+    if (!whole_) overhead += t1 - t0;
+  }
+  /// [t0, t1] went to serving other ranks (a coordinator).
+  void served(double t0, double t1) {
+    serve_time += t1 - t0;
+    spent(t0, t1);
+    if (observer_ != nullptr) observer_->serve(t0 - observer_->origin(), t1 - observer_->origin());
+  }
+
+  Index calculations = 0;
+  double overhead = 0.0;
+  double serve_time = 0.0;
+
+ private:
+  bool whole_ = false;
+  double delay_us_ = 0.0;
+  ChunkObserver* observer_ = nullptr;
+  double first_read_ = -1.0;
+};
+
+/// The environment of an execution model on this rank.
+struct Context {
+  Channel* channel = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;  ///< channel->comm
+  int rank = 0;
+  int size = 1;
+  ProgressEngine* engine = nullptr;
+  Meter* meter = nullptr;
+  ExecConfig config;
+  std::int32_t epoch = 0;  ///< the current execution's message epoch (same on every rank)
+
+  [[nodiscard]] bool is_coordinator() const { return rank == config.coordinator; }
+};
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,55 @@
+// The coordinator of the two-sided execution models (`003` §2.4): it holds
+// the assignment and the ledger, answers requests, and executes chunks of
+// its own in pieces, checking for requests between them (ServeCadence).
+// It is done when its ledger is complete — every iteration finished — not
+// when it has counted the workers out.
+#pragma once
+#include <memory>
+
+#include "assign.hpp"
+#include "ledger.hpp"
+#include "pieces.hpp"
+#include "runtime/scheduler.hpp"
+
+namespace lb4mpi::rt {
+
+class Coordinator final : public Scheduler, private ProgressEngine::Handler {
+ public:
+  Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment);
+  ~Coordinator() override;
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  void start(Index n) override;
+  Grab acquire(bool may_wait) override;
+  void finished(std::int64_t id, Index size, double work) override;
+  void end(const std::vector<RankFigures>& all) override;
+  void exclude(double seconds) override { fb_.exclude(seconds); }
+
+ private:
+  void on_complete(int slot, const MPI_Status& status) override;
+  void post();
+  void stop_listening();
+  void handle(int worker, const Request& request);
+  void send(int worker, Reply reply);
+  /// Serves what has arrived (every loop of the engine), timed as serving.
+  int serve_ready();
+  /// Serves until `done()` holds, waiting politely.
+  template <class Done>
+  void serve_until(Done done);
+  bool next_own_chunk(bool may_wait, Grab& grab);
+
+  Context& ctx_;
+  AdaptiveFeedback& fb_;
+  std::unique_ptr<Assignment> assign_;
+  Ledger ledger_;
+  PieceCutter cut_;
+  ServeCadence cadence_;
+  int slot_ = -1;
+  Request incoming_;
+  bool own_over_ = false;  // no chunk of its own will come any more
+  bool listening_ = false;
+  std::vector<std::pair<int, Reply>> released_;  // scratch: deferred answers a commit released
+};
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,201 @@
+#include "runtime/execution.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "feedback.hpp"
+#include "models.hpp"
+#include "runtime/agreement.hpp"
+#include "context.hpp"
+#include "runtime/mpi.hpp"
+
+namespace lb4mpi::rt {
+
+namespace {
+thread_local std::uint64_t g_pieces_ended = 0;
+}  // namespace
+
+std::uint64_t pieces_ended() { return g_pieces_ended; }
+void count_piece() { ++g_pieces_ended; }
+
+Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const ExecConfig& config,
+                     ChunkObserver* observer)
+    : ctx_(std::make_unique<Context>()),
+      meter_(std::make_unique<Meter>()),
+      exchange_(std::make_unique<AllRanksExchange>()),
+      observer_(observer) {
+  ctx_->channel = &private_channel(comm, channel);
+  ctx_->comm = ctx_->channel->comm;
+  check_mpi(MPI_Comm_rank(ctx_->comm, &ctx_->rank), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(ctx_->comm, &ctx_->size), "MPI_Comm_size");
+  ctx_->engine = &engine;
+  ctx_->meter = meter_.get();
+  ctx_->config = config;
+  ctx_->config.observe = observer != nullptr;
+  fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
+}
+
+Execution::~Execution() {
+  if (ctx_->channel->busy == this) ctx_->channel->busy = nullptr;
+}
+
+int Execution::rank() const { return ctx_->rank; }
+int Execution::size() const { return ctx_->size; }
+MPI_Comm Execution::comm() const { return ctx_->comm; }
+const ExecConfig& Execution::config() const { return ctx_->config; }
+
+namespace {
+
+std::string validate(const Context& ctx, const Channel& channel, const void* self, Index first, Index last) {
+  const ExecConfig& c = ctx.config;
+  if (c.coordinator < 0 || c.coordinator >= ctx.size) {
+    return "lb4mpi: coordinator rank " + std::to_string(c.coordinator) + " is outside the communicator (valid: 0.." +
+           std::to_string(ctx.size - 1) + ")";
+  }
+  if (channel.busy != nullptr && channel.busy != self) {
+    return "lb4mpi: another loop on this communicator is still in flight on rank " + std::to_string(ctx.rank) +
+           " (its next() has not yet returned \"no chunk\"); run a loop to its end before starting the next "
+           "one, or schedule loops in flight together with lb4mpi::LoopSet (C: DLS_StartMLoops)";
+  }
+  if (last < first) {
+    return "lb4mpi: invalid loop range [" + std::to_string(first) + ", " + std::to_string(last) +
+           "): first must not exceed last";
+  }
+  try {
+    c.params.validate(c.technique, last - first, ctx.size);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+void Execution::start(Index first, Index last, std::string error, std::uint64_t fingerprint) {
+  Channel& channel = *ctx_->channel;
+  if (error.empty()) error = validate(*ctx_, channel, this, first, last);
+  Hasher h;
+  h.add(first).add(last).add(fingerprint);
+  agree(ctx_->comm, error, h.value());
+  // Executions start collectively and in the same order on every rank, so
+  // every rank draws the same message epoch.
+  ctx_->epoch = channel.next_epoch;
+  channel.next_epoch = channel.next_epoch == INT32_MAX ? 1 : channel.next_epoch + 1;
+  channel.busy = this;
+  first_ = first;
+  n_ = last - first;
+  ++step_;
+  mine_ = RankFigures{};
+  in_piece_ = false;
+  drained_ = false;
+  overhead_at_finish_ = -1.0;
+  t_start_ = clock_now();
+  fb_->start(n_, t_start_);
+  timed_ = fb_->timed() || observer_ != nullptr;
+  meter_->reset(timed_, ctx_->config.delay_us, observer_);
+  if (!sched_) sched_ = make_scheduler(*ctx_, *fb_);
+  if (observer_ != nullptr) observer_->begin(step_, n_, ctx_->size);
+  started_ = true;
+  sched_->start(n_);
+}
+
+void Execution::exclude(double seconds) {
+  if (sched_) sched_->exclude(seconds);
+}
+
+void Execution::close_piece() {
+  in_piece_ = false;
+  mine_.iterations += piece_size_;
+  double work = 0.0;
+  if (timed_) {
+    const double t = clock_now();
+    work = t - t_piece_;
+    mine_.work_time += work;
+    if (observer_ != nullptr) observer_->piece(t_piece_ - observer_->origin(), t - observer_->origin());
+  }
+  ++g_pieces_ended;
+  sched_->finished(piece_id_, piece_size_, work);
+}
+
+void Execution::end_piece() {
+  if (in_piece_) close_piece();
+}
+
+Grab::Kind Execution::obtain(bool may_wait, Chunk& piece) {
+  if (in_piece_) close_piece();
+  if (drained_) return Grab::Kind::Done;
+  meter_->begin_acquire();
+  const double overhead_before = meter_->overhead;
+  const double t0 = timed_ ? clock_now() : 0.0;
+  const Grab g = sched_->acquire(may_wait);
+  double t1 = 0.0;
+  if (timed_) {
+    t1 = clock_now();
+    meter_->overhead += t1 - t0;
+  }
+  switch (g.kind) {
+    case Grab::Kind::Piece:
+      if (g.new_chunk) {
+        ++mine_.chunks;
+        if (observer_ != nullptr) {
+          observer_->chunk(first_ + g.chunk.begin, g.chunk.size, t0 - observer_->origin(), t1 - observer_->origin());
+        }
+      }
+      in_piece_ = true;
+      piece_id_ = g.chunk_id;
+      piece_size_ = g.piece.size;
+      t_piece_ = t1;
+      piece = Chunk{first_ + g.piece.begin, g.piece.size};
+      return Grab::Kind::Piece;
+    case Grab::Kind::NotNow:
+      return g.kind;
+    case Grab::Kind::Serving:
+    case Grab::Kind::Done:
+      break;
+  }
+  if (overhead_at_finish_ < 0.0) {  // the first acquire after the rank's last piece
+    const double end = timed_ ? t0 : (meter_->first_read() >= 0.0 ? meter_->first_read() : clock_now());
+    mine_.finish_time = end - t_start_;
+    overhead_at_finish_ = overhead_before;
+  }
+  if (g.kind == Grab::Kind::Done) {
+    drained_ = true;
+    if (ctx_->channel->busy == this) ctx_->channel->busy = nullptr;
+    mine_.exit_time = (timed_ ? t1 : clock_now()) - t_start_;
+    if (mine_.iterations == 0) mine_.finish_time = mine_.exit_time;
+  }
+  return g.kind;
+}
+
+std::optional<Chunk> Execution::next() {
+  Chunk c;
+  if (obtain(true, c) == Grab::Kind::Piece) return c;
+  return std::nullopt;
+}
+
+Grab::Kind Execution::poll(Chunk& piece) { return obtain(false, piece); }
+
+std::vector<RankFigures> Execution::finish() {
+  if (!started_) throw Error("lb4mpi: internal error: finish() before start()");
+  // A rank that stops early still takes part in the protocol, so that no
+  // other rank hangs; the iterations it dropped are not counted as executed.
+  while (!drained_) {
+    Chunk c;
+    if (obtain(true, c) == Grab::Kind::Piece) mine_.dropped += c.size;
+  }
+  mine_.iterations -= mine_.dropped;
+  mine_.calculations = meter_->calculations;
+  mine_.overhead = meter_->overhead;
+  mine_.serve_time = meter_->serve_time;
+  if (!timed_) {
+    // Pieces were not timed: the rank's time until its last piece ended,
+    // minus what it spent obtaining them (local chunk calculations, a few
+    // nanoseconds each, count as work).
+    mine_.work_time = std::max(0.0, mine_.finish_time - std::max(0.0, overhead_at_finish_));
+  }
+  std::vector<RankFigures> all = exchange_->exchange(ctx_->comm, mine_);
+  sched_->end(all);
+  return all;
+}
+
+}  // namespace lb4mpi::rt

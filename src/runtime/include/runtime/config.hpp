@@ -1,0 +1,42 @@
+// What the runtime needs to run one loop: the execution model and its
+// tuning, resolved by a front end from its own options (lb4mpi::Options,
+// the C API's arguments). The runtime never sees a front end's types.
+#pragma once
+#include <cstdint>
+
+#include "lb4mpi/techniques/params.hpp"
+#include "lb4mpi/techniques/technique.hpp"
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi::rt {
+
+/// Execution model of the chunk calculation.
+enum class Model : std::uint8_t {
+  Centralized,     ///< CCA: the coordinator computes and assigns every chunk (and computes too)
+  Distributed,     ///< DCA, two-sided: the coordinator only serializes the assignment
+  DistributedRMA,  ///< DCA, MPI-3 one-sided: assignment by atomics on the coordinator's window
+};
+
+struct ExecConfig {
+  Technique technique = Technique::FAC2;
+  TechniqueParams params;
+  Model model = Model::Centralized;
+  /// Coordinator: iterations between two checks for requests; < 0: automatic,
+  /// the checks kServeLatency apart, counted in iterations from the measured
+  /// iteration time (a request waits about that long at most).
+  int break_after = -1;
+  /// Worker: iterations left in its chunk when it asks for the next one, so
+  /// that the reply travels while it computes; < 0: automatic, 15 % of the chunk.
+  int request_when = -1;
+  int coordinator = 0;
+  /// Busy-wait added to every chunk calculation on this rank [microseconds] (`001` §6).
+  double delay_us = 0.0;
+  /// Per-chunk timing for an observer (tracing): every piece is timed.
+  bool observe = false;
+};
+
+/// Automatic break_after: a coordinator checks for requests about this often
+/// while it executes its own chunks [seconds].
+inline constexpr double kServeLatency = 20e-6;
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,26 @@
+// How the ranks learn each other's figures at the end of an execution,
+// behind an interface: every rank of the communicator (here), or — for a
+// robust execution — the ranks that survived.
+#pragma once
+#include <mpi.h>
+
+#include <vector>
+
+#include "runtime/figures.hpp"
+
+namespace lb4mpi::rt {
+
+class ReportExchange {
+ public:
+  virtual ~ReportExchange() = default;
+  /// Collective over the ranks taking part: every rank's figures, indexed by rank.
+  virtual std::vector<RankFigures> exchange(MPI_Comm comm, const RankFigures& mine) = 0;
+};
+
+/// Every rank of the communicator takes part (one nonblocking allgather).
+class AllRanksExchange final : public ReportExchange {
+ public:
+  std::vector<RankFigures> exchange(MPI_Comm comm, const RankFigures& mine) override;
+};
+
+}  // namespace lb4mpi::rt

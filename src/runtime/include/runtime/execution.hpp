@@ -1,0 +1,99 @@
+// One loop on one rank across its executions (time steps): what every
+// execution model shares. It starts an execution collectively (the
+// agreement), hands the rank its pieces from the model's Scheduler, times
+// only what the configuration needs, and at the end exchanges the ranks'
+// figures. A front end (lb4mpi::Loop, LoopSet, the C API through them)
+// drives it; the model behind it is chosen at the first start.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/channel.hpp"
+#include "runtime/config.hpp"
+#include "runtime/exchange.hpp"
+#include "runtime/figures.hpp"
+#include "runtime/observer.hpp"
+#include "runtime/progress.hpp"
+#include "runtime/scheduler.hpp"
+
+namespace lb4mpi::rt {
+
+class AdaptiveFeedback;
+struct Context;
+class Meter;
+
+class Execution {
+ public:
+  /// `comm`: the user's communicator (lb4mpi runs on its private duplicate
+  /// number `channel`); `engine`: the progress engine this rank's loops in
+  /// flight share; `observer` (may be null): told about every chunk.
+  Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const ExecConfig& config,
+            ChunkObserver* observer = nullptr);
+  ~Execution();
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+
+  /// Collective: a new execution over [first, last). `error` is the front
+  /// end's own validation of this rank ("" when fine) and `fingerprint` a
+  /// hash of what every rank must pass alike; the runtime adds its checks
+  /// (range, technique parameters, coordinator, a loop still in flight) and
+  /// agrees: on any failure or mismatch every rank throws the same Error.
+  void start(Index first, Index last, std::string error, std::uint64_t fingerprint);
+
+  /// The next piece for this rank (ends the previous one); nullopt when the
+  /// loop is over for it. Absolute iteration indices.
+  std::optional<Chunk> next();
+  /// Non-blocking next() for loops in flight together.
+  Grab::Kind poll(Chunk& piece);
+  /// Ends the current piece (its time counts as work).
+  void end_piece();
+  [[nodiscard]] bool drained() const { return drained_; }
+  /// `003` tExclude: seconds this rank spent on other loops of its set.
+  void exclude(double seconds);
+
+  /// Collective: completes the protocol (a rank that stopped early takes and
+  /// drops the rest of its share), exchanges the figures, lets the model
+  /// learn across executions; every rank's figures, by rank.
+  std::vector<RankFigures> finish();
+
+  [[nodiscard]] int rank() const;
+  [[nodiscard]] int size() const;
+  [[nodiscard]] MPI_Comm comm() const;
+  [[nodiscard]] Index first() const { return first_; }
+  [[nodiscard]] Index n() const { return n_; }
+  /// Executions so far, minus one: the current time step.
+  [[nodiscard]] std::int32_t step() const { return step_; }
+  [[nodiscard]] const ExecConfig& config() const;
+
+ private:
+  Grab::Kind obtain(bool may_wait, Chunk& piece);
+  void close_piece();
+
+  std::unique_ptr<Context> ctx_;
+  std::unique_ptr<Meter> meter_;
+  std::unique_ptr<AdaptiveFeedback> fb_;
+  std::unique_ptr<Scheduler> sched_;
+  std::unique_ptr<ReportExchange> exchange_;
+  ChunkObserver* observer_;
+  bool timed_ = false;  // every piece and acquire is timed (adaptive technique or observer)
+  Index first_ = 0;
+  Index n_ = 0;
+  std::int32_t step_ = -1;
+  bool started_ = false;
+  bool drained_ = true;
+  RankFigures mine_;
+  double t_start_ = 0.0;
+  double overhead_at_finish_ = -1.0;  // when the rank's last piece ended
+  // The piece being executed.
+  bool in_piece_ = false;
+  std::int64_t piece_id_ = -1;
+  Index piece_size_ = 0;
+  double t_piece_ = 0.0;
+};
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,20 @@
+// What one rank measured in one execution of a loop: exchanged among the
+// ranks at its end (ReportExchange) and turned into a report by a front end.
+#pragma once
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi::rt {
+
+struct RankFigures {
+  Index iterations = 0;    ///< executed (a rank that stopped early: handed out minus dropped)
+  Index chunks = 0;        ///< chunks it received (the coordinator's own included)
+  Index calculations = 0;  ///< chunk sizes calculated on this rank
+  Index dropped = 0;       ///< iterations handed to it and not executed (finish before the end)
+  double work_time = 0.0;  ///< seconds in the loop body
+  double overhead = 0.0;   ///< seconds obtaining chunks (communicating, waiting, serving)
+  double serve_time = 0.0; ///< coordinator: seconds serving others (part of overhead)
+  double finish_time = 0.0;  ///< seconds from its start to the end of its last piece
+  double exit_time = 0.0;    ///< seconds from its start until it learnt the loop was over
+};
+
+}  // namespace lb4mpi::rt

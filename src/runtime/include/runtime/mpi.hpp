@@ -1,0 +1,38 @@
+// MPI helpers of the runtime: errors become lb4mpi::Error, and waits that
+// share the core (every wait of lb4mpi goes through these).
+#pragma once
+#include <mpi.h>
+
+namespace lb4mpi::rt {
+
+/// Throws lb4mpi::Error("lb4mpi: <what> failed: <MPI error string>") unless
+/// rc == MPI_SUCCESS. lb4mpi's communicators and windows return errors
+/// (MPI_ERRORS_RETURN) instead of aborting the job, so every MPI error of
+/// the library reaches its caller as an lb4mpi::Error.
+void check_mpi(int rc, const char* what);
+
+/// Completes `request` like MPI_Wait, but shares the core: it polls with
+/// MPI_Test, busily for the first kSpinPolls polls (a reply that is on its
+/// way arrives within them), then yielding the processor between polls
+/// (sched_yield), so that a rank waiting for a peer that shares its core
+/// (more ranks than cores) does not take the core's time from that peer.
+/// MPI implementations busy-wait inside MPI_Wait; MPICH's ch4 device does
+/// not yield (MPIR_CVAR_POLLS_BEFORE_YIELD has no effect there), and with
+/// two ranks per core every round trip then costs a scheduler time slice.
+void wait(MPI_Request& request, MPI_Status* status, const char* what = "MPI_Wait");
+/// The same for MPI_Waitany: returns the index completed (MPI_UNDEFINED
+/// when every request is MPI_REQUEST_NULL).
+int wait_any(int count, MPI_Request* requests, MPI_Status* status);
+inline constexpr int kSpinPolls = 256;
+/// The pause between two fruitless polls number `polls` and `polls + 1` of
+/// something another rank must do first: none for the first kSpinPolls,
+/// then the processor is yielded.
+void backoff(int polls);
+
+/// MPI_Allreduce, MPI_Allgather and MPI_Barrier as their nonblocking forms
+/// completed by wait(): collectives that share the core while they wait.
+void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void allgather(const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm);
+void barrier(MPI_Comm comm);
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,37 @@
+// What an execution tells an observer (tracing) about a rank's work, as it
+// happens. Off by default: without an observer no piece is timed for it.
+// Times are seconds since the observer's origin (ChunkObserver::origin()).
+#pragma once
+#include <cstdint>
+
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi::rt {
+
+/// Pieces that ended on this thread so far, over every loop, observed or
+/// not: an observer whose chunk sees this count move between two of its
+/// pieces knows that another loop's piece ran in between. The count moves
+/// after the observer heard of the piece (ChunkObserver::piece).
+std::uint64_t pieces_ended();
+/// Counts one more ended piece (Execution does, for every piece).
+void count_piece();
+
+class ChunkObserver {
+ public:
+  /// The process-wide time origin the observer's times count from.
+  [[nodiscard]] virtual double origin() const = 0;
+  /// An execution (time step `step`, from 0) of `n` iterations on `p` ranks begins.
+  virtual void begin(std::int32_t step, Index n, int p) = 0;
+  /// A new chunk [start, start + size) (absolute indices) was obtained from
+  /// t_request to t_begin.
+  virtual void chunk(std::int64_t start, Index size, double t_request, double t_begin) = 0;
+  /// A piece of the current chunk ran from t_begin to t_end.
+  virtual void piece(double t_begin, double t_end) = 0;
+  /// The coordinator served other ranks from t0 to t1.
+  virtual void serve(double t0, double t1) = 0;
+
+ protected:
+  ~ChunkObserver() = default;
+};
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,60 @@
+// The progress engine: the MPI requests that lb4mpi keeps posted (a
+// coordinator's receive of requests, a worker's receive of its reply) and
+// the handlers that act on them. Every loop in flight on a rank registers
+// with one engine, so a rank that waits — in whichever loop — serves and
+// receives for all of them, and no loop waits for a rank busy in another.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace lb4mpi::rt {
+
+class ProgressEngine {
+ public:
+  /// Acts on a completed request of its slot (the request is then
+  /// MPI_REQUEST_NULL; the handler may post into it again).
+  class Handler {
+   public:
+    virtual void on_complete(int slot, const MPI_Status& status) = 0;
+
+   protected:
+    ~Handler() = default;
+  };
+
+  ProgressEngine() = default;
+  ProgressEngine(const ProgressEngine&) = delete;
+  ProgressEngine& operator=(const ProgressEngine&) = delete;
+
+  /// A new slot for `handler`; its request starts as MPI_REQUEST_NULL.
+  int add(Handler* handler);
+  /// Forgets a slot (its request must be null, completed or cancelled).
+  void remove(int slot);
+  /// The slot's request, to post into (MPI_Irecv(..., &engine.request(s))).
+  MPI_Request& request(int slot) { return requests_[static_cast<std::size_t>(slot)]; }
+
+  /// Completes whatever is ready without waiting; runs its handlers.
+  /// Returns how many completed.
+  int poll();
+  /// Waits until one posted request completes (politely: see rt::wait) and
+  /// runs its handler; false at once when nothing is posted.
+  bool wait_one();
+  /// Requests completed so far (and acted on): a change tells a caller that
+  /// some loop's state may have moved since it last looked.
+  [[nodiscard]] std::uint64_t completions() const { return completions_; }
+  /// Whether any request is posted.
+  [[nodiscard]] bool active() const;
+
+ private:
+  void complete(int slot, const MPI_Status& status);
+  std::uint64_t completions_ = 0;
+
+  std::vector<MPI_Request> requests_;
+  std::vector<Handler*> handlers_;
+  std::vector<int> indices_;  // scratch for MPI_Testsome
+  std::vector<MPI_Status> statuses_;
+};
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,110 @@
+#include "runtime/loop_group.hpp"
+
+#include <string>
+
+#include "runtime/clock.hpp"
+
+namespace lb4mpi::rt {
+
+LoopGroup::LoopGroup(MPI_Comm comm, const std::vector<Member>& loops) {
+  if (loops.empty()) throw Error("lb4mpi: a loop set needs at least one loop");
+  execs_.reserve(loops.size());
+  for (std::size_t l = 0; l < loops.size(); ++l) {
+    execs_.push_back(
+        std::make_unique<Execution>(comm, static_cast<int>(l), engine_, loops[l].config, loops[l].observer));
+    idle_probing_.push_back(loops[l].idle_probing);
+  }
+}
+
+void LoopGroup::end_piece() {
+  if (active_ < 0) return;
+  execs_[static_cast<std::size_t>(active_)]->end_piece();
+  // AWF-D/E of the other loops must not count this time as theirs.
+  exclude_from_others(active_, clock_now() - piece_start_);
+  active_ = -1;
+}
+
+void LoopGroup::exclude_from_others(int l, double seconds) {
+  for (std::size_t m = 0; m < execs_.size(); ++m) {
+    if (static_cast<int>(m) != l) execs_[m]->exclude(seconds);
+  }
+}
+
+Grab::Kind LoopGroup::poll(int l, Chunk& piece) {
+  const double t0 = clock_now();
+  const Grab::Kind k = execs_[static_cast<std::size_t>(l)]->poll(piece);
+  exclude_from_others(l, clock_now() - t0);
+  return k;
+}
+
+void LoopGroup::wait_for_anything() {
+  if (!engine_.wait_one()) engine_.poll();  // one-sided loops post nothing: poll again
+}
+
+void LoopGroup::began(int l) {
+  active_ = l;
+  piece_start_ = clock_now();
+  found_work_ = true;
+}
+
+std::optional<Chunk> LoopGroup::next(int l) {
+  if (l < 0 || l >= size()) {
+    throw Error("lb4mpi: loop " + std::to_string(l) + " does not exist (valid: 0.." + std::to_string(size() - 1) + ")");
+  }
+  end_piece();
+  Chunk piece;
+  for (;;) {
+    const Grab::Kind k = poll(l, piece);
+    if (k == Grab::Kind::Piece) break;
+    // Done, or no piece will come for this rank (a coordinator that only
+    // answers the others' last requests now: waiting here could deadlock
+    // with a rank that waits in the same way in another loop).
+    if (k != Grab::Kind::NotNow || !idle_probing_[static_cast<std::size_t>(l)]) return std::nullopt;
+    wait_for_anything();  // idle probing: wait for loop l, serving every loop meanwhile
+  }
+  began(l);
+  return piece;
+}
+
+bool LoopGroup::next_any(int& loop, Chunk& piece) {
+  end_piece();
+  for (;;) {
+    const std::uint64_t seen = engine_.completions();
+    bool all_done = true;
+    for (int l = 0; l < size(); ++l) {
+      if (execs_[static_cast<std::size_t>(l)]->drained()) continue;
+      Grab::Kind k = poll(l, piece);
+      // Idle probing: stay with loop l until it has a piece or is done.
+      while (k == Grab::Kind::NotNow && idle_probing_[static_cast<std::size_t>(l)]) {
+        wait_for_anything();
+        k = poll(l, piece);
+      }
+      if (k == Grab::Kind::Piece) {
+        loop = l;
+        began(l);
+        return true;
+      }
+      if (k == Grab::Kind::NotNow || k == Grab::Kind::Serving) all_done = false;
+    }
+    if (all_done) return false;
+    // Nothing anywhere right now: wait for a message, unless one arrived
+    // during the pass (it may have changed a loop polled before it).
+    if (engine_.completions() == seen) wait_for_anything();
+  }
+}
+
+bool LoopGroup::terminated() {
+  end_piece();
+  bool all = true;
+  for (const auto& e : execs_) all = all && e->drained();
+  if (all) return true;
+  // A whole round found nothing and no message arrived since the last look
+  // (a message handled while polling one loop may have ended another, whose
+  // next poll then says so): wait for a message.
+  if (!found_work_ && engine_.completions() == seen_completions_) wait_for_anything();
+  found_work_ = false;
+  seen_completions_ = engine_.completions();
+  return false;
+}
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,28 @@
+// Which scheduler a rank runs for a loop: the one place that knows every
+// execution model (the models do not know each other).
+#include "models.hpp"
+
+#include "assign.hpp"
+#include "coordinator.hpp"
+#include "local.hpp"
+#include "rma.hpp"
+#include "worker.hpp"
+
+namespace lb4mpi::rt {
+
+std::unique_ptr<Scheduler> make_scheduler(Context& ctx, AdaptiveFeedback& feedback) {
+  // The technique is asked whether its chunks need assigning at all.
+  if (!feedback.calc().needs_assignment()) return std::make_unique<LocalScheduler>(ctx, feedback);
+  switch (ctx.config.model) {
+    case Model::DistributedRMA:
+      return std::make_unique<RmaScheduler>(ctx, feedback);
+    case Model::Centralized:
+    case Model::Distributed:
+      break;
+  }
+  std::unique_ptr<Assignment> a = make_assignment(ctx.config.model, ctx, feedback);
+  if (ctx.is_coordinator()) return std::make_unique<Coordinator>(ctx, feedback, std::move(a));
+  return std::make_unique<Worker>(ctx, feedback, std::move(a));
+}
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,60 @@
+#include "runtime/mpi.hpp"
+
+#include <sched.h>
+
+#include <string>
+
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi::rt {
+
+void check_mpi(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(std::string("lb4mpi: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+}
+
+void backoff(int polls) {
+  if (polls >= kSpinPolls) sched_yield();
+}
+
+void wait(MPI_Request& request, MPI_Status* status, const char* what) {
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    check_mpi(MPI_Test(&request, &done, status), what);
+    if (done != 0) return;
+    backoff(polls);
+  }
+}
+
+int wait_any(int count, MPI_Request* requests, MPI_Status* status) {
+  for (int polls = 0;; ++polls) {
+    int index = MPI_UNDEFINED;
+    int done = 0;
+    check_mpi(MPI_Testany(count, requests, &index, &done, status), "MPI_Waitany");
+    if (done != 0) return index;
+    backoff(polls);
+  }
+}
+
+void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(send, recv, count, type, op, comm, &r), "MPI_Iallreduce");
+  wait(r, MPI_STATUS_IGNORE, "MPI_Iallreduce");
+}
+
+void allgather(const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallgather(send, count, type, recv, count, type, comm, &r), "MPI_Iallgather");
+  wait(r, MPI_STATUS_IGNORE, "MPI_Iallgather");
+}
+
+void barrier(MPI_Comm comm) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm, &r), "MPI_Ibarrier");
+  wait(r, MPI_STATUS_IGNORE, "MPI_Ibarrier");
+}
+
+}  // namespace lb4mpi::rt

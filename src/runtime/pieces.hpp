@@ -1,0 +1,89 @@
+// How a rank executes a chunk in pieces, so that it can do something
+// between them: a coordinator serves requests (break_after), a worker asks
+// for its next chunk before the current one ends (request_when). One cutter
+// for both (and for a stealing victim that answers thieves).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "lb4mpi/types.hpp"
+#include "runtime/config.hpp"
+
+namespace lb4mpi::rt {
+
+/// The chunk being executed and what is left of it.
+class PieceCutter {
+ public:
+  void begin(const Chunk& c, std::int64_t id) {
+    pos_ = c.begin;
+    end_ = c.end();
+    id_ = id;
+  }
+  void clear() { pos_ = end_ = 0; }
+  [[nodiscard]] bool empty() const { return pos_ >= end_; }
+  [[nodiscard]] Index left() const { return end_ - pos_; }
+  [[nodiscard]] std::int64_t id() const { return id_; }
+  /// The next piece, of at most `at_most` (>= 1) iterations.
+  Chunk take(Index at_most) {
+    const Index k = std::min(std::max<Index>(1, at_most), end_ - pos_);
+    const Chunk piece{pos_, k};
+    pos_ += k;
+    return piece;
+  }
+
+ private:
+  Index pos_ = 0;
+  Index end_ = 0;
+  std::int64_t id_ = -1;
+};
+
+/// When a coordinator that executes its own chunks checks for requests: after
+/// `break_after` iterations when it is set (>= 0, as LB4MPI), otherwise every
+/// kServeLatency seconds — counted in iterations from the iteration time
+/// measured between two checks, so that no clock is read between them and a
+/// request waits about kServeLatency at most, whatever an iteration costs.
+class ServeCadence {
+ public:
+  void configure(int break_after) {
+    fixed_ = break_after >= 0;
+    every_ = fixed_ ? std::max<Index>(1, break_after) : 1;
+    left_ = every_;
+    last_ = -1.0;
+  }
+  /// Iterations the coordinator may execute before the next check.
+  [[nodiscard]] Index budget() const { return std::max<Index>(1, left_); }
+  [[nodiscard]] bool due() const { return left_ <= 0; }
+  void executed(Index iterations) { left_ -= iterations; }
+  /// A check happens at `now` (seconds); the next is planned.
+  void checked(double now) {
+    if (!fixed_ && last_ >= 0.0) {
+      const Index ran = every_ - left_;  // iterations since the last check
+      const double dt = now - last_;
+      if (ran > 0 && dt > 0.0) {
+        const double per_iteration = dt / static_cast<double>(ran);
+        const double want = kServeLatency / per_iteration;
+        // Grow at most 2x per check (iteration times vary), shrink at once.
+        const double grown = std::min(want, 2.0 * static_cast<double>(every_));
+        every_ = static_cast<Index>(std::clamp(grown, 1.0, 1.0e9));
+      }
+    }
+    last_ = now;
+    left_ = every_;
+  }
+  [[nodiscard]] bool automatic() const { return !fixed_; }
+
+ private:
+  bool fixed_ = false;
+  Index every_ = 1;
+  Index left_ = 1;
+  double last_ = -1.0;
+};
+
+/// requestWhen: the iterations of a chunk left when a worker asks for its
+/// next one (so that the reply travels while they execute).
+inline Index request_point(int request_when, Index chunk_size) {
+  if (request_when >= 0) return request_when;
+  return std::max<Index>(1, (15 * chunk_size) / 100);  // automatic: 15 %, as the original
+}
+
+}  // namespace lb4mpi::rt

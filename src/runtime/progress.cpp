@@ -1,0 +1,75 @@
+#include "runtime/progress.hpp"
+
+#include "lb4mpi/types.hpp"
+#include "runtime/mpi.hpp"
+
+namespace lb4mpi::rt {
+
+int ProgressEngine::add(Handler* handler) {
+  for (std::size_t s = 0; s < handlers_.size(); ++s) {
+    if (handlers_[s] == nullptr) {
+      handlers_[s] = handler;
+      requests_[s] = MPI_REQUEST_NULL;
+      return static_cast<int>(s);
+    }
+  }
+  handlers_.push_back(handler);
+  requests_.push_back(MPI_REQUEST_NULL);
+  return static_cast<int>(handlers_.size() - 1);
+}
+
+void ProgressEngine::remove(int slot) {
+  const auto s = static_cast<std::size_t>(slot);
+  if (requests_[s] != MPI_REQUEST_NULL) {
+    throw Error("lb4mpi: internal error: a progress slot was removed with its request still posted");
+  }
+  handlers_[s] = nullptr;
+}
+
+bool ProgressEngine::active() const {
+  for (MPI_Request r : requests_) {
+    if (r != MPI_REQUEST_NULL) return true;
+  }
+  return false;
+}
+
+void ProgressEngine::complete(int slot, const MPI_Status& status) {
+  ++completions_;
+  Handler* h = handlers_[static_cast<std::size_t>(slot)];
+  if (h != nullptr) h->on_complete(slot, status);
+}
+
+int ProgressEngine::poll() {
+  const int n = static_cast<int>(requests_.size());
+  if (n == 0) return 0;
+  if (n == 1) {  // the common case: one loop, one posted request
+    if (requests_[0] == MPI_REQUEST_NULL) return 0;
+    int done = 0;
+    MPI_Status st;
+    check_mpi(MPI_Test(&requests_[0], &done, &st), "MPI_Test");
+    if (done == 0) return 0;
+    complete(0, st);
+    return 1;
+  }
+  indices_.resize(static_cast<std::size_t>(n));
+  statuses_.resize(static_cast<std::size_t>(n));
+  int count = 0;
+  check_mpi(MPI_Testsome(n, requests_.data(), &count, indices_.data(), statuses_.data()), "MPI_Testsome");
+  if (count == MPI_UNDEFINED) return 0;
+  // Copied first: a handler may post new requests (and the scratch is reused).
+  const std::vector<int> done(indices_.begin(), indices_.begin() + count);
+  const std::vector<MPI_Status> st(statuses_.begin(), statuses_.begin() + count);
+  for (int i = 0; i < count; ++i) complete(done[static_cast<std::size_t>(i)], st[static_cast<std::size_t>(i)]);
+  return count;
+}
+
+bool ProgressEngine::wait_one() {
+  if (!active()) return false;
+  MPI_Status st;
+  const int slot = wait_any(static_cast<int>(requests_.size()), requests_.data(), &st);
+  if (slot == MPI_UNDEFINED) return false;
+  complete(slot, st);
+  return true;
+}
+
+}  // namespace lb4mpi::rt

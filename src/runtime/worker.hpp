@@ -1,0 +1,61 @@
+// A worker of the two-sided execution models: it receives its first chunk
+// unasked, asks for the next one `request_when` iterations before the
+// current one ends (so that the reply travels while it computes), reports
+// every chunk it finished by identity (with its next request, or on its own
+// at the end), and carries its measurements to the coordinator when the
+// technique learns from them.
+#pragma once
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "assign.hpp"
+#include "pieces.hpp"
+#include "runtime/scheduler.hpp"
+
+namespace lb4mpi::rt {
+
+class Worker final : public Scheduler, private ProgressEngine::Handler {
+ public:
+  Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment);
+  ~Worker() override;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void start(Index n) override;
+  Grab acquire(bool may_wait) override;
+  void finished(std::int64_t id, Index size, double work) override;
+  void exclude(double seconds) override { fb_.exclude(seconds); }
+
+ private:
+  void on_complete(int slot, const MPI_Status& status) override;
+  void post_reply();
+  void send(Request& message);  // to the coordinator, without a reply
+  void ask();
+  void report_finished();  // every finished chunk not yet reported, on its own
+  /// The oldest unreported finished chunk goes into `into` (id, begin, size).
+  void pop_unreported(Request& into);
+
+  struct Done {
+    std::int64_t id;
+    Chunk chunk;
+  };
+
+  Context& ctx_;
+  AdaptiveFeedback& fb_;
+  std::unique_ptr<Assignment> assign_;
+  PieceCutter cut_;
+  Chunk current_;              // the chunk being executed
+  Index request_at_ = 0;       // requestWhen of the current chunk
+  int slot_ = -1;
+  Reply reply_;
+  Request outgoing_;
+  MPI_Request send_ = MPI_REQUEST_NULL;
+  bool outstanding_ = false;   // a reply is on its way (or the first work)
+  bool ended_ = false;         // "no more work" was received
+  /// The interpreted reply not yet taken: a chunk, or end.
+  std::optional<Assignment::Got> ready_;
+  std::deque<Done> unreported_;  // finished chunks the coordinator does not know of yet
+};
+
+}  // namespace lb4mpi::rt

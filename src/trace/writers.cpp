@@ -1,0 +1,210 @@
+#include "writers.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace lb4mpi::trace {
+namespace {
+
+// What rank 0 has written to a JSON trace file in this process: each
+// execution's events are appended (the first write of a process replaces
+// the file), and the file stays one valid document: its closing "]}" is
+// overwritten by the next execution's events and written again after them.
+struct TraceFile {
+  long tail = -1;       ///< offset of the closing "\n]}\n"; -1: not written yet
+  int ranks_named = 0;  ///< ranks 0 .. ranks_named - 1 have their track names
+};
+std::map<std::string, TraceFile>& trace_files() {
+  static std::map<std::string, TraceFile> s;
+  return s;
+}
+
+// CSV files (trace CSV, per-rank iteration CSVs) this process has written
+// to: the first write truncates (a file from an earlier run is replaced) and
+// writes the header, later ones append.
+std::mutex csv_mutex;
+std::set<std::string>& csv_written() {
+  static std::set<std::string> s;
+  return s;
+}
+std::string csv_key(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path key = std::filesystem::weakly_canonical(path, ec);
+  if (ec) key = std::filesystem::absolute(path, ec);
+  return key.string();
+}
+bool csv_written_before(const std::string& path) {
+  std::lock_guard<std::mutex> lock(csv_mutex);
+  return csv_written().count(csv_key(path)) != 0;
+}
+void mark_csv_written(const std::string& path) {
+  std::lock_guard<std::mutex> lock(csv_mutex);
+  csv_written().insert(csv_key(path));
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Stamps are printed from whole nanoseconds: an event's end (ts + dur) is
+// then exactly the instant it was recorded as, so events that touch stay
+// touching and nested ones stay nested after a viewer reads them back.
+long long to_ns(double seconds) { return std::llround(seconds * 1e9); }
+
+// "<us>.<ns>" for a count of nanoseconds.
+void print_us(std::FILE* f, long long ns) {
+  if (ns < 0) {
+    std::fputc('-', f);
+    ns = -ns;
+  }
+  std::fprintf(f, "%lld.%03lld", ns / 1000, ns % 1000);
+}
+
+void write_json(const std::string& path, const std::vector<Stored>& all, int ranks) {
+  TraceFile& tf = trace_files()[path];
+  const bool fresh = tf.tail < 0;
+  std::FILE* f = std::fopen(path.c_str(), fresh ? "w" : "r+");
+  if (f == nullptr || (!fresh && std::fseek(f, tf.tail, SEEK_SET) != 0)) {
+    if (f != nullptr) std::fclose(f);
+    throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  }
+  bool first = fresh;
+  auto sep = [&] {
+    if (!first) std::fprintf(f, ",\n");
+    first = false;
+  };
+  if (fresh) {
+    std::fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+    sep();
+    std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"lb4mpi\"}}");
+  }
+  int max_rank = ranks - 1;  // every rank of the communicator, with or without chunks
+  for (const Stored& s : all) max_rank = std::max(max_rank, s.r.rank);
+  for (int r = tf.ranks_named; r <= max_rank; ++r) {
+    sep();
+    std::fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}", r, r);
+  }
+  tf.ranks_named = std::max(tf.ranks_named, max_rank + 1);
+  for (const Stored& s : all) {
+    const TraceRecord& r = s.r;
+    sep();
+    const long long ts = to_ns(r.t_begin);
+    const long long dur = std::max(0LL, to_ns(r.t_end) - ts);
+    const std::string technique(name(s.technique));
+    const std::string mode(name(s.mode));
+    // {"name":…,"cat":…,"ph":"X","pid":0,"tid":rank,"ts":…,"dur":…,"args":{"loop":…,"step":…
+    const auto head = [&](const std::string& event, const char* cat) {
+      std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", event.c_str(), cat,
+                   r.rank);
+      print_us(f, ts);
+      std::fprintf(f, ",\"dur\":");
+      print_us(f, dur);
+      std::fprintf(f, ",\"args\":{\"loop\":%d,\"step\":%d", r.loop, r.step);
+    };
+    const auto chunk_args = [&] {
+      std::fprintf(f, ",\"start\":%lld,\"size\":%lld,\"technique\":\"%s\",\"mode\":\"%s\"",
+                   static_cast<long long>(r.start), static_cast<long long>(r.size), technique.c_str(), mode.c_str());
+    };
+    const std::string loop_name = "loop " + std::to_string(r.loop);
+    switch (r.kind) {
+      case kTraceChunk:
+        head(loop_name, "chunk");
+        chunk_args();
+        std::fprintf(f, ",\"obtain_us\":%.3f}}", (r.t_begin - r.t_request) * 1e6);
+        break;
+      case kTraceContinuation:
+        head(loop_name + " (continued)", "continuation");
+        chunk_args();
+        std::fprintf(f, ",\"continued\":true}}");
+        break;
+      default:
+        head("serve requests", "serve");
+        std::fprintf(f, "}}");
+        break;
+    }
+  }
+  tf.tail = std::ftell(f);
+  std::fprintf(f, "\n]}\n");
+  const bool failed = std::ferror(f) != 0 || tf.tail < 0;
+  if (std::fclose(f) != 0 || failed) {
+    tf = TraceFile{};  // start afresh next time
+    throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  }
+}
+
+const char* kind_name(std::int32_t kind) {
+  switch (kind) {
+    case kTraceChunk:
+      return "chunk";
+    case kTraceContinuation:
+      return "continuation";
+    default:
+      return "serve";
+  }
+}
+
+void write_csv(const std::string& path, const std::vector<Stored>& all) {
+  const bool first_write = !csv_written_before(path);
+  std::FILE* f = std::fopen(path.c_str(), first_write ? "w" : "a");
+  if (f == nullptr) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  mark_csv_written(path);
+  if (first_write) std::fprintf(f, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s\n");
+  for (const Stored& s : all) {
+    const TraceRecord& r = s.r;
+    std::fprintf(f, "%s,%d,%d,%d,%s,%s,%lld,%lld,%.9f,%.9f,%.9f\n", kind_name(r.kind), r.rank, r.loop, r.step,
+                 std::string(name(s.technique)).c_str(), std::string(name(s.mode)).c_str(),
+                 static_cast<long long>(r.start), static_cast<long long>(r.size), r.t_request, r.t_begin, r.t_end);
+  }
+  const bool failed = std::ferror(f) != 0;
+  if (std::fclose(f) != 0 || failed) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+}
+
+
+}  // namespace
+
+void write_trace(const std::string& path, const std::vector<Stored>& all, int ranks) {
+  if (ends_with(path, ".json")) {
+    write_json(path, all, ranks);
+  } else if (ends_with(path, ".csv")) {
+    write_csv(path, all);
+  } else {
+    write_json(path + ".json", all, ranks);
+    write_csv(path + ".csv", all);
+  }
+}
+
+void write_iterations(const std::string& dir, int rank, Technique technique, const std::vector<TraceRecord>& records_) {
+  // `000` Table 4.2: one CSV per rank with the chunks it executed, one row
+  // per chunk; t_end_s is when its last piece ended (its last run).
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = dir + "/iterations_rank" + std::to_string(rank) + ".csv";
+  const bool first_write = !csv_written_before(path);
+  std::ofstream out(path, first_write ? std::ios::trunc : std::ios::app);
+  if (!out) throw Error("lb4mpi: cannot write '" + path + "'");
+  mark_csv_written(path);
+  if (first_write) out << "loop,step,technique,start,size,t_begin_s,t_end_s\n";
+  const std::size_t n = records_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const TraceRecord& r = records_[i];
+    if (r.kind != kTraceChunk) continue;
+    // Its continuations follow it, before this loop's next chunk.
+    double end = r.t_end;
+    for (std::size_t j = i + 1; j < n && records_[j].kind != kTraceChunk; ++j) {
+      if (records_[j].kind == kTraceContinuation) end = std::max(end, records_[j].t_end);
+    }
+    out << r.loop << ',' << r.step << ',' << name(technique) << ',' << r.start << ',' << r.size << ','
+        << r.t_begin << ',' << end << '\n';
+  }
+  out.flush();
+  if (!out) throw Error("lb4mpi: cannot write '" + path + "'");
+}
+
+}  // namespace lb4mpi::trace
