@@ -327,11 +327,15 @@ def cmd_handout(args) -> int:
                 # chunks served to the other ranks (the workers) per second of T_par
                 wps = median([(o["chunks"] - o["chunks_per_rank"][0]) / o["t_par_s"] for o in per_rank
                               if o["t_par_s"] > 0])
+                # a worker's hand-out: its overhead (all its time but the empty body) per chunk it got
+                hand = median([o["overhead_s_per_rank"][r] * 1e9 / o["chunks_per_rank"][r] for o in per_rank
+                               for r in range(1, len(o["chunks_per_rank"])) if o["chunks_per_rank"][r] > 0])
                 rows.append([mode, str(p), str(len(runs)), fmt(t, scale=1e3), fmt(wall, scale=1e3), fmt(ns),
                              fmt(nsi), fmt(cps, scale=1e-6), fmt(wps, scale=1e-6),
-                             f"{own * 100:.0f}" if own is not None else "—"])
+                             f"{own * 100:.0f}" if own is not None else "—", fmt(hand)])
         rep.add(table(["mode", "P", "runs", "T_par [ms]", "wall [ms]", "ns / chunk", "ns / iteration of T_par",
-                       "M chunks / s", "M chunks / s to workers", "rank 0's share [%]"], rows))
+                       "M chunks / s", "M chunks / s to workers", "rank 0's share [%]",
+                       "worker's wait per chunk [ns]"], rows))
         rep.add()
         rows = []
         for bench, what in (("fetch_and_op", "MPI_Fetch_and_op + MPI_Win_flush"),
@@ -459,9 +463,11 @@ def cmd_responsiveness(args) -> int:
     ba = f" --break-after {args.break_after}" if args.break_after is not None else ""
     rep.add(f"`lb4mpi-mandelbrot --width {args.width} --threshold {args.threshold} --technique T --mode M "
             f"--repeat {args.reps}{ba}`, one mpiexec per cell (× {args.rounds} round(s), interleaved). Per "
-            f"execution, each rank's overhead (`steps[].overhead_per_rank`: waiting for chunks + serving) "
-            f"as a share of that execution's T_par; the cell gives the median over the executions of T_par, "
-            f"of the ranks' summed work, and of each rank's share, and the worst execution's largest share.")
+            f"execution and rank: the overhead until its last piece ended, `finish_time - work_time` "
+            f"(waiting for chunks, serving), and the whole `overhead` (which adds the final wait for the "
+            f"other ranks: on the coordinator, serving until the last chunk is reported), each as a share "
+            f"of that execution's T_par; the cell gives medians over the executions, and the worst "
+            f"execution's largest share of the first.")
     rep.add()
     commands_block(rep, runner.commands, limit=2)
     worst_all = 0.0
@@ -478,18 +484,26 @@ def cmd_responsiveness(args) -> int:
                         continue
                     tpar = median([s["t_par_s"] for s in steps])
                     work = median([sum(s["work_time_per_rank"]) for s in steps])
-                    shares = [[o / s["t_par_s"] * 100 for o in s["overhead_per_rank"]] for s in steps
-                              if s["t_par_s"] > 0]
+                    ok = [s for s in steps if s["t_par_s"] > 0]
+                    shares = [[o / s["t_par_s"] * 100 for o in s["overhead_per_rank"]] for s in ok]
+                    # while it had work: the time until its last piece ended that the rank did not
+                    # spend in the loop body (waiting for chunks, serving); what follows is its
+                    # final wait for the others (the technique's imbalance)
+                    busy = [[max(0.0, f - w) / s["t_par_s"] * 100
+                             for f, w in zip(s["finish_time_per_rank"], s["work_time_per_rank"])] for s in ok]
                     per_rank = [median([sh[r] for sh in shares]) for r in range(p)]
-                    worst = max(max(sh) for sh in shares)
-                    worst_all = max(worst_all, max(per_rank))
+                    busy_rank = [median([sh[r] for sh in busy]) for r in range(p)]
+                    worst = max(max(sh) for sh in busy)
+                    worst_all = max(worst_all, max(busy_rank))
                     rows.append([mode, t, str(p), str(len(steps)), fmt(tpar), fmt(work),
                                  fmt(work / p / tpar * 100 if tpar else None),
-                                 " / ".join(f"{v:.1f}" for v in per_rank), f"{worst:.1f}"])
+                                 " / ".join(f"{v:.1f}" for v in busy_rank), f"{worst:.1f}",
+                                 " / ".join(f"{v:.1f}" for v in per_rank)])
         rep.add(table(["mode", "technique", "P", "executions", "T_par [s]", "Σ work [s]", "work / (P·T_par) [%]",
-                       "overhead / T_par per rank, median [%]", "worst [%]"], rows))
+                       "overhead until its last piece ended / T_par, per rank, median [%]", "worst [%]",
+                       "overhead incl. the final wait / T_par, per rank, median [%]"], rows))
         rep.add()
-    rep.add(f"Largest per-rank median share: {worst_all:.1f} %.")
+    rep.add(f"Largest per-rank median share of overhead until the last piece ended: {worst_all:.1f} %.")
     rep.add()
     footer(rep, runner, uptimes[args.mpi[0]])
     rep.emit()

@@ -25,7 +25,9 @@ struct Options {
   Technique technique = Technique::FAC2;
   Mode mode = Mode::Centralized;
   TechniqueParams params;
-  /// Coordinator: iterations it executes between checks for requests.
+  /// Coordinator: iterations it executes between checks for requests (in
+  /// distributed-rma: between calls that let the MPI progress the other
+  /// ranks' atomics). It also checks between two of its own chunks.
   /// < 0: automatic, checks about 20 microseconds apart, counted in
   /// iterations from the iteration time it measures (docs/RUNTIME.md), so
   /// that a request waits about that long whatever an iteration costs.

@@ -106,9 +106,16 @@ std::vector<CState*>& live_states() {
 // DLS_EndChunk, DLS_Terminated on one handle) finds it with one comparison.
 CState* g_last_state = nullptr;
 
-CState* registered(const infoDLS* info) {
+CState* registered_slow(const infoDLS* info);
+
+// The hot path (one comparison) inline; the search out of line.
+inline CState* registered(const infoDLS* info) {
+  if (info != nullptr && info->state == g_last_state && g_last_state != nullptr) return g_last_state;
+  return registered_slow(info);
+}
+
+[[gnu::noinline]] CState* registered_slow(const infoDLS* info) {
   if (info == nullptr) return nullptr;
-  if (info->state == g_last_state && g_last_state != nullptr) return g_last_state;
   for (CState* s : live_states()) {
     if (s == info->state) {
       g_last_state = s;
@@ -196,14 +203,15 @@ void defer(const std::string& msg) {
   if (g_pending.empty()) g_pending = msg;
 }
 
-CState* state_of(infoDLS* info, const char* fn) {
+[[noreturn, gnu::noinline]] void not_a_handle(const char* fn) {
+  abort_job(MPI_COMM_WORLD, std::string("lb4mpi: ") + fn +
+                                " called with a handle that DLS_Parameters_Setup did not initialize "
+                                "(or that DLS_Finalize released)");
+}
+
+inline CState* state_of(infoDLS* info, const char* fn) {
   CState* st = registered(info);
-  if (st == nullptr) {
-    abort_job(MPI_COMM_WORLD,
-              std::string("lb4mpi: ") + fn +
-                  " called with a handle that DLS_Parameters_Setup did not initialize "
-                  "(or that DLS_Finalize released)");
-  }
+  if (st == nullptr) not_a_handle(fn);
   return st;
 }
 

@@ -57,6 +57,7 @@ class Meter {
   }
   /// [t0, t1] went to serving other ranks (a coordinator).
   void served(double t0, double t1) {
+    if (first_read_ < 0.0 || t0 < first_read_) first_read_ = t0;  // t0 may come from the progress engine
     serve_time += t1 - t0;
     spent(t0, t1);
     if (observer_ != nullptr) observer_->serve(t0 - observer_->origin(), t1 - observer_->origin());

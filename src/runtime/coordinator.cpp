@@ -5,7 +5,7 @@
 namespace lb4mpi::rt {
 
 Coordinator::Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment)
-    : ctx_(ctx), fb_(feedback), assign_(std::move(assignment)) {
+    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)) {
   slot_ = ctx_.engine->add(this);
 }
 
@@ -39,7 +39,7 @@ void Coordinator::stop_listening() {
 }
 
 void Coordinator::start(Index n) {
-  ledger_.start(n);
+  ledger_.start(n, ctx_.size);
   cut_.clear();
   own_over_ = false;
   cadence_.configure(ctx_.config.break_after);
@@ -74,7 +74,7 @@ void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
 
 void Coordinator::handle(int worker, const Request& request) {
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
-  if (request.id >= 0 && request.kind != kCommit) ledger_.finished(request.id, request.size);
+  if (request.id >= 0 && request.kind != kCommit) ledger_.finished(worker, request.id, request.size);
   if (fb_.timed() && request.done > 0) {
     fb_.calc().record(ChunkTiming{worker, request.done, request.work, request.elapsed});
   }
@@ -96,8 +96,8 @@ void Coordinator::handle(int worker, const Request& request) {
 }
 
 int Coordinator::serve_ready() {
-  const double t0 = ctx_.meter->now();
-  const int served = ctx_.engine->poll();
+  double t0 = 0.0;
+  const int served = ctx_.engine->poll(&t0);
   if (served > 0) ctx_.meter->served(t0, ctx_.meter->now());
   return served;
 }
@@ -124,6 +124,10 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
       fb_.restart_period(t);
     }
   }
+  // Between two of its own chunks the coordinator answers what has
+  // arrived: a waiting worker then waits about one round trip, not for a
+  // whole cadence (one MPI_Test when nothing is there).
+  if (ctx_.size > 1) serve_ready();
   Assignment::Own own = assign_->own_next();
   while (own.kind == Assignment::Own::Kind::Blocked) {
     // A worker's commit is one message away. Loops in flight together do
@@ -158,15 +162,8 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
 Grab Coordinator::acquire(bool may_wait) {
   Grab grab;
   if (cadence_.due()) {
-    if (ctx_.size > 1) {
-      const double t = ctx_.meter->now();
-      if (cadence_.automatic()) cadence_.checked(t);
-      const int served = ctx_.engine->poll();
-      if (served > 0) ctx_.meter->served(t, ctx_.meter->now());
-      if (!cadence_.automatic()) cadence_.checked(t);
-    } else {  // alone: nobody to serve, the next turn is planned
-      cadence_.checked(cadence_.automatic() ? ctx_.meter->now() : 0.0);
-    }
+    cadence_.checked(cadence_.automatic() ? ctx_.meter->now() : 0.0);
+    if (ctx_.size > 1) serve_ready();
   }
   for (;;) {
     if (!cut_.empty()) {

@@ -7,13 +7,14 @@
 #include <memory>
 
 #include "assign.hpp"
+#include "feedback.hpp"
 #include "ledger.hpp"
 #include "pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
 
-class Coordinator final : public Scheduler, private ProgressEngine::Handler {
+class Coordinator final : public FedScheduler, private ProgressEngine::Handler {
  public:
   Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment);
   ~Coordinator() override;
@@ -24,7 +25,6 @@ class Coordinator final : public Scheduler, private ProgressEngine::Handler {
   Grab acquire(bool may_wait) override;
   void finished(std::int64_t id, Index size, double work) override;
   void end(const std::vector<RankFigures>& all) override;
-  void exclude(double seconds) override { fb_.exclude(seconds); }
 
  private:
   void on_complete(int slot, const MPI_Status& status) override;
@@ -40,7 +40,6 @@ class Coordinator final : public Scheduler, private ProgressEngine::Handler {
   bool next_own_chunk(bool may_wait, Grab& grab);
 
   Context& ctx_;
-  AdaptiveFeedback& fb_;
   std::unique_ptr<Assignment> assign_;
   Ledger ledger_;
   PieceCutter cut_;

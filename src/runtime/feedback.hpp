@@ -10,6 +10,7 @@
 #include "lb4mpi/techniques/chunk_calculator.hpp"
 #include "runtime/config.hpp"
 #include "runtime/figures.hpp"
+#include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
 
@@ -50,6 +51,17 @@ class AdaptiveFeedback {
   Index done_ = 0;
   double work_ = 0.0;
   double since_ = 0.0;
+};
+
+/// A scheduler that learns through an AdaptiveFeedback: `003` tExclude
+/// (time on other loops of a set) goes to it.
+class FedScheduler : public Scheduler {
+ public:
+  void exclude(double seconds) override { fb_.exclude(seconds); }
+
+ protected:
+  explicit FedScheduler(AdaptiveFeedback& feedback) : fb_(feedback) {}
+  AdaptiveFeedback& fb_;
 };
 
 }  // namespace lb4mpi::rt

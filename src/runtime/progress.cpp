@@ -1,6 +1,7 @@
 #include "runtime/progress.hpp"
 
 #include "lb4mpi/types.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::rt {
@@ -39,7 +40,7 @@ void ProgressEngine::complete(int slot, const MPI_Status& status) {
   if (h != nullptr) h->on_complete(slot, status);
 }
 
-int ProgressEngine::poll() {
+int ProgressEngine::poll(double* first) {
   const int n = static_cast<int>(requests_.size());
   if (n == 0) return 0;
   if (n == 1) {  // the common case: one loop, one posted request
@@ -48,6 +49,7 @@ int ProgressEngine::poll() {
     MPI_Status st;
     check_mpi(MPI_Test(&requests_[0], &done, &st), "MPI_Test");
     if (done == 0) return 0;
+    if (first != nullptr) *first = clock_now();
     complete(0, st);
     return 1;
   }
@@ -55,7 +57,8 @@ int ProgressEngine::poll() {
   statuses_.resize(static_cast<std::size_t>(n));
   int count = 0;
   check_mpi(MPI_Testsome(n, requests_.data(), &count, indices_.data(), statuses_.data()), "MPI_Testsome");
-  if (count == MPI_UNDEFINED) return 0;
+  if (count == MPI_UNDEFINED || count == 0) return 0;
+  if (first != nullptr) *first = clock_now();
   // Copied first: a handler may post new requests (and the scratch is reused).
   const std::vector<int> done(indices_.begin(), indices_.begin() + count);
   const std::vector<MPI_Status> st(statuses_.begin(), statuses_.begin() + count);

@@ -7,7 +7,7 @@
 namespace lb4mpi::rt {
 
 RmaScheduler::RmaScheduler(Context& ctx, AdaptiveFeedback& feedback)
-    : ctx_(ctx), fb_(feedback), granting_(!info(ctx.config.technique).has_closed_form) {}
+    : FedScheduler(feedback), ctx_(ctx), granting_(!info(ctx.config.technique).has_closed_form) {}
 
 RmaScheduler::~RmaScheduler() {
   // Only an execution that did not finish still holds its window.
@@ -101,6 +101,9 @@ void RmaScheduler::unlock_state() { (void)swap(kLockSlot, 0); }
 void RmaScheduler::start(Index /*n*/) {
   done_ = false;
   cut_.clear();
+  in_pieces_ = ctx_.is_coordinator() && ctx_.size > 1;
+  cadence_.configure(ctx_.config.break_after);
+  if (in_pieces_ && cadence_.automatic()) cadence_.checked(ctx_.meter->now());
   if (!granting_) {
     seq_.emplace(fb_.calc());
     take_window(1);  // the step counter (an int64 in a double-sized slot), 0 when taken
@@ -152,12 +155,26 @@ std::optional<Chunk> RmaScheduler::next_granted(std::int64_t& id) {
   return c;
 }
 
+// The coordinator's memory holds the window. Where the MPI carries out
+// atomics through the target's progress engine (MPICH over UCX: active
+// messages), another rank's fetch-and-op waits until the coordinator calls
+// MPI — so the coordinator runs its chunks in pieces, as in the two-sided
+// models (break_after, automatic: about every kServeLatency), and lets the
+// MPI progress between them. Other ranks run a chunk in one piece.
+void RmaScheduler::let_others_progress() {
+  cadence_.checked(cadence_.automatic() ? ctx_.meter->now() : 0.0);
+  int flag = 0;
+  check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ctx_.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
+}
+
 Grab RmaScheduler::acquire(bool /*may_wait*/) {
   Grab grab;
-  if (!cut_.empty()) {  // never: a chunk is one piece; kept for symmetry with the others
+  if (!cut_.empty()) {
+    if (cadence_.due()) let_others_progress();
     grab.kind = Grab::Kind::Piece;
-    grab.piece = cut_.take(cut_.left());
+    grab.piece = cut_.take(in_pieces_ ? cadence_.budget() : cut_.left());
     grab.chunk_id = cut_.id();
+    if (in_pieces_) cadence_.executed(grab.piece.size);
     return grab;
   }
   if (done_) return Grab::of(Grab::Kind::Done);
@@ -179,7 +196,8 @@ Grab RmaScheduler::acquire(bool /*may_wait*/) {
   }
   cut_.begin(*c, id);
   grab.kind = Grab::Kind::Piece;
-  grab.piece = cut_.take(c->size);
+  grab.piece = cut_.take(in_pieces_ ? cadence_.budget() : c->size);
+  if (in_pieces_) cadence_.executed(grab.piece.size);
   grab.chunk_id = id;
   grab.new_chunk = true;
   grab.chunk = *c;

@@ -17,14 +17,14 @@
 #include <optional>
 #include <vector>
 
+#include "context.hpp"
 #include "feedback.hpp"
 #include "pieces.hpp"
-#include "context.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
 
-class RmaScheduler final : public Scheduler {
+class RmaScheduler final : public FedScheduler {
  public:
   RmaScheduler(Context& ctx, AdaptiveFeedback& feedback);
   ~RmaScheduler() override;
@@ -35,7 +35,6 @@ class RmaScheduler final : public Scheduler {
   Grab acquire(bool may_wait) override;
   void finished(std::int64_t id, Index size, double work) override;
   void end(const std::vector<RankFigures>& all) override;
-  void exclude(double seconds) override { fb_.exclude(seconds); }
 
  private:
   [[nodiscard]] std::int64_t fetch_step();
@@ -58,7 +57,6 @@ class RmaScheduler final : public Scheduler {
   void get_state(int target);  // the window at `target` into state_, flushed
 
   Context& ctx_;
-  AdaptiveFeedback& fb_;
   bool granting_ = false;  // the technique has no closed form
   MPI_Win win_ = MPI_WIN_NULL;
   std::size_t doubles_ = 0;   // of the window, this execution's part
@@ -66,6 +64,9 @@ class RmaScheduler final : public Scheduler {
   std::optional<ClosedSequence> seq_;
   std::vector<double> state_;
   PieceCutter cut_;
+  ServeCadence cadence_;    // the coordinator's pieces (in_pieces_)
+  bool in_pieces_ = false;  // the coordinator, with other ranks to let progress
+  void let_others_progress();
   bool done_ = false;
 };
 

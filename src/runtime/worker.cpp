@@ -5,7 +5,7 @@
 namespace lb4mpi::rt {
 
 Worker::Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment)
-    : ctx_(ctx), fb_(feedback), assign_(std::move(assignment)) {
+    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)) {
   slot_ = ctx_.engine->add(this);
 }
 

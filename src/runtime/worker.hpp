@@ -10,12 +10,13 @@
 #include <optional>
 
 #include "assign.hpp"
+#include "feedback.hpp"
 #include "pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
 
-class Worker final : public Scheduler, private ProgressEngine::Handler {
+class Worker final : public FedScheduler, private ProgressEngine::Handler {
  public:
   Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment);
   ~Worker() override;
@@ -25,7 +26,6 @@ class Worker final : public Scheduler, private ProgressEngine::Handler {
   void start(Index n) override;
   Grab acquire(bool may_wait) override;
   void finished(std::int64_t id, Index size, double work) override;
-  void exclude(double seconds) override { fb_.exclude(seconds); }
 
  private:
   void on_complete(int slot, const MPI_Status& status) override;
@@ -42,7 +42,6 @@ class Worker final : public Scheduler, private ProgressEngine::Handler {
   };
 
   Context& ctx_;
-  AdaptiveFeedback& fb_;
   std::unique_ptr<Assignment> assign_;
   PieceCutter cut_;
   Chunk current_;              // the chunk being executed

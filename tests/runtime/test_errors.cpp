@@ -2,8 +2,11 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "mpi_check.hpp"
+#include "runtime/channel.hpp"
+#include "runtime/mpi.hpp"
 
 namespace lb4mpi::test {
 namespace {
@@ -136,6 +139,31 @@ TEST(Errors, EarlyFinishIsReportedNotHung) {
   MPI_Allreduce(local.data(), all.data(), 100, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
   for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], 1) << "iteration " << i;
   EXPECT_EQ(r.iterations(), 100);
+}
+
+// lb4mpi's private communicator returns MPI errors (MPI_ERRORS_RETURN)
+// instead of aborting the job, and the runtime turns each into an
+// lb4mpi::Error naming the call. A send to a rank that does not exist is
+// detected locally by both MPIs (no message, no hang).
+TEST(Errors, MpiErrorOnThePrivateCommunicatorIsAnError) {
+  rt::Channel& channel = rt::private_channel(MPI_COMM_WORLD);
+  int size = 0;
+  MPI_Comm_size(channel.comm, &size);
+  int value = 0;
+  std::string msg;
+  try {
+    rt::check_mpi(MPI_Send(&value, 1, MPI_INT, size, 0, channel.comm), "MPI_Send");
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("lb4mpi: MPI_Send failed"), std::string::npos) << "message: '" << msg << "'";
+  // The communicator still works: a loop on it runs every iteration once.
+  std::vector<std::int32_t> local(500, 0);
+  const Report r = parallel_for(MPI_COMM_WORLD, 0, 500, Options{}, [&](Chunk c) {
+    for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
+  });
+  EXPECT_EQ(not_run_once(local), 0) << "iterations not run exactly once after the MPI error";
+  EXPECT_EQ(r.iterations(), 500);
 }
 
 }  // namespace

@@ -36,8 +36,10 @@ class ProgressEngine {
   MPI_Request& request(int slot) { return requests_[static_cast<std::size_t>(slot)]; }
 
   /// Completes whatever is ready without waiting; runs its handlers.
-  /// Returns how many completed.
-  int poll();
+  /// Returns how many completed. `first` (optional): the clock when the
+  /// first request was found complete, before its handler ran — read only
+  /// then, so that an empty poll costs no clock read.
+  int poll(double* first = nullptr);
   /// Waits until one posted request completes (politely: see rt::wait) and
   /// runs its handler; false at once when nothing is posted.
   bool wait_one();
