@@ -356,6 +356,8 @@ def cmd_handout(args) -> int:
                     slowest = "no call timed" if len(meds) < len(runs) else fmt_ns(max(meds) if meds else None)
                     rows.append([what, scenario, str(p), fmt_ns(median(r0)), fmt_ns(median(others)), slowest,
                                  fmt_ns(p90), f"{stalled} / {len(runs)}"])
+        if not rows:  # --skip-mpi
+            continue
         rep.add(table(["primitive", "scenario", "P", "rank 0 [ns]", "other ranks [ns]",
                        "slowest rank [ns]", "p90 [ns]", "stalled ranks"], rows))
         rep.add()

@@ -9,15 +9,8 @@ Coordinator::Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_p
   slot_ = ctx_.engine->add(this);
 }
 
-Coordinator::~Coordinator() {
-  // Only a loop that was abandoned (an exception unwound past it) still listens.
-  MPI_Request& r = ctx_.engine->request(slot_);
-  if (r != MPI_REQUEST_NULL) {
-    MPI_Cancel(&r);
-    MPI_Request_free(&r);
-  }
-  ctx_.engine->remove(slot_);
-}
+// Only a loop that was abandoned (an exception unwound past it) still listens.
+Coordinator::~Coordinator() { ctx_.engine->abandon(slot_); }
 
 void Coordinator::post() {
   check_mpi(MPI_Irecv(&incoming_, sizeof incoming_, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, ctx_.comm,

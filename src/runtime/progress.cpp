@@ -27,6 +27,16 @@ void ProgressEngine::remove(int slot) {
   handlers_[s] = nullptr;
 }
 
+void ProgressEngine::abandon(int slot) noexcept {
+  MPI_Request& r = requests_[static_cast<std::size_t>(slot)];
+  if (r != MPI_REQUEST_NULL) {
+    MPI_Cancel(&r);
+    MPI_Request_free(&r);
+  }
+  r = MPI_REQUEST_NULL;
+  handlers_[static_cast<std::size_t>(slot)] = nullptr;
+}
+
 bool ProgressEngine::active() const {
   for (MPI_Request r : requests_) {
     if (r != MPI_REQUEST_NULL) return true;

@@ -9,15 +9,10 @@ Worker::Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignm
   slot_ = ctx_.engine->add(this);
 }
 
+// Only a loop that was abandoned (an exception unwound past it) still waits.
 Worker::~Worker() {
-  // Only a loop that was abandoned (an exception unwound past it) still waits.
-  MPI_Request& r = ctx_.engine->request(slot_);
-  if (r != MPI_REQUEST_NULL) {
-    MPI_Cancel(&r);
-    MPI_Request_free(&r);
-  }
   if (send_ != MPI_REQUEST_NULL) MPI_Request_free(&send_);
-  ctx_.engine->remove(slot_);
+  ctx_.engine->abandon(slot_);
 }
 
 void Worker::post_reply() {

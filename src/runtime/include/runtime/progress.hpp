@@ -32,6 +32,9 @@ class ProgressEngine {
   int add(Handler* handler);
   /// Forgets a slot (its request must be null, completed or cancelled).
   void remove(int slot);
+  /// Cancels and frees what the slot still has posted, then forgets it (a
+  /// handler destroyed before its loop ended: no error is raised).
+  void abandon(int slot) noexcept;
   /// The slot's request, to post into (MPI_Irecv(..., &engine.request(s))).
   MPI_Request& request(int slot) { return requests_[static_cast<std::size_t>(slot)]; }
 
