@@ -49,6 +49,7 @@ class ServeCadence {
     every_ = fixed_ ? std::max<Index>(1, break_after) : 1;
     left_ = every_;
     last_ = -1.0;
+    per_iteration_ = 0.0;
   }
   /// Iterations the coordinator may execute before the next check.
   [[nodiscard]] Index budget() const { return std::max<Index>(1, left_); }
@@ -60,11 +61,14 @@ class ServeCadence {
       const Index ran = every_ - left_;  // iterations since the last check
       const double dt = now - last_;
       if (ran > 0 && dt > 0.0) {
+        // The estimate of an iteration's time follows a rise at once and
+        // a fall slowly (x0.8 per check): iterations of one loop can differ
+        // 100-fold (Mandelbrot: points inside the set and outside), and
+        // a count learnt on cheap ones must not stretch a piece over
+        // expensive ones.
         const double per_iteration = dt / static_cast<double>(ran);
-        const double want = kServeLatency / per_iteration;
-        // Grow at most 2x per check (iteration times vary), shrink at once.
-        const double grown = std::min(want, 2.0 * static_cast<double>(every_));
-        every_ = static_cast<Index>(std::clamp(grown, 1.0, 1.0e9));
+        per_iteration_ = std::max(per_iteration, 0.8 * per_iteration_);
+        every_ = static_cast<Index>(std::clamp(kServeLatency / per_iteration_, 1.0, 1.0e9));
       }
     }
     last_ = now;
@@ -77,6 +81,7 @@ class ServeCadence {
   Index every_ = 1;
   Index left_ = 1;
   double last_ = -1.0;
+  double per_iteration_ = 0.0;  // seconds: the estimate the count comes from
 };
 
 /// requestWhen: the iterations of a chunk left when a worker asks for its
