@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lb4mpi/techniques/params.hpp"
@@ -81,6 +82,9 @@ struct Options {
   /// (technique, mode, parameters, tuning, tracing on or off): derived from
   /// the same list of fields as from_env.
   [[nodiscard]] std::uint64_t fingerprint() const;
+  /// The same fields as (member name, value as text): what a "ranks
+  /// disagree" error names. Built only when the fingerprints differ.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> agreed_fields() const;
 };
 
 }  // namespace lb4mpi

@@ -6,8 +6,12 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace lb4mpi {
 namespace {
@@ -27,34 +31,35 @@ enum class Agree : std::uint8_t {
   OnOff,  ///< whether it is set (a trace path: every rank takes part in the gather)
 };
 
-// The fields of Options: environment variable (nullptr: none), the member,
-// and whether it must agree. from_env() and fingerprint() walk this list.
+// The fields of Options: environment variable (nullptr: none), the member's
+// name and the member, and whether it must agree. from_env(), fingerprint()
+// and agreed_fields() walk this list.
 template <class O, class Visit>
 void each_field(O& o, Visit&& v) {
   auto& p = o.params;
-  v("LB4MPI_SCHEDULING", o.technique, Agree::Yes);
-  v("LB4MPI_MODE", o.mode, Agree::Yes);
-  v(nullptr, o.coordinator, Agree::Yes);
-  v("LB4MPI_BREAK_AFTER", o.break_after, Agree::Yes);
-  v("LB4MPI_REQUEST_WHEN", o.request_when, Agree::Yes);
-  v("LB4MPI_MIN_CHUNK", p.min_chunk, Agree::Yes);
-  v("LB4MPI_MAX_CHUNK", p.max_chunk, Agree::Yes);
-  v("LB4MPI_H", p.h, Agree::Yes);
-  v("LB4MPI_SIGMA", p.sigma, Agree::Yes);
-  v("LB4MPI_MU", p.mu, Agree::Yes);
-  v("LB4MPI_ALPHA", p.alpha, Agree::Yes);
-  v("LB4MPI_FISS_B", p.fiss_batches, Agree::Yes);
-  v("LB4MPI_VISS_X", p.viss_x, Agree::Yes);
-  v("LB4MPI_PLS_SWR", p.pls_swr, Agree::Yes);
-  v("LB4MPI_RND_BOUNDS", p.rnd_bounds, Agree::Yes);
-  v("LB4MPI_SEED", p.seed, Agree::Yes);
-  v("LB4MPI_WEIGHTS", p.weights, Agree::Yes);
-  v("LB4MPI_INJECT_DELAY_US", o.inject_delay_us, Agree::No);
-  v("LB4MPI_DELAY_RANKS", o.delay_ranks, Agree::No);
-  v("LB4MPI_TRACE", o.trace, Agree::OnOff);
-  v("LB4MPI_ITERATIONS_INFO", o.iterations_info, Agree::Yes);
-  v("LB4MPI_DIR_ID", o.iterations_dir, Agree::No);
-  v("LB4MPI_IDLE_PROBING", o.idle_probing, Agree::No);
+  v("LB4MPI_SCHEDULING", "technique", o.technique, Agree::Yes);
+  v("LB4MPI_MODE", "mode", o.mode, Agree::Yes);
+  v(nullptr, "coordinator", o.coordinator, Agree::Yes);
+  v("LB4MPI_BREAK_AFTER", "break_after", o.break_after, Agree::Yes);
+  v("LB4MPI_REQUEST_WHEN", "request_when", o.request_when, Agree::Yes);
+  v("LB4MPI_MIN_CHUNK", "min_chunk", p.min_chunk, Agree::Yes);
+  v("LB4MPI_MAX_CHUNK", "max_chunk", p.max_chunk, Agree::Yes);
+  v("LB4MPI_H", "h", p.h, Agree::Yes);
+  v("LB4MPI_SIGMA", "sigma", p.sigma, Agree::Yes);
+  v("LB4MPI_MU", "mu", p.mu, Agree::Yes);
+  v("LB4MPI_ALPHA", "alpha", p.alpha, Agree::Yes);
+  v("LB4MPI_FISS_B", "fiss_batches", p.fiss_batches, Agree::Yes);
+  v("LB4MPI_VISS_X", "viss_x", p.viss_x, Agree::Yes);
+  v("LB4MPI_PLS_SWR", "pls_swr", p.pls_swr, Agree::Yes);
+  v("LB4MPI_RND_BOUNDS", "rnd_bounds", p.rnd_bounds, Agree::Yes);
+  v("LB4MPI_SEED", "seed", p.seed, Agree::Yes);
+  v("LB4MPI_WEIGHTS", "weights", p.weights, Agree::Yes);
+  v("LB4MPI_INJECT_DELAY_US", "inject_delay_us", o.inject_delay_us, Agree::No);
+  v("LB4MPI_DELAY_RANKS", "delay_ranks", o.delay_ranks, Agree::No);
+  v("LB4MPI_TRACE", "trace", o.trace, Agree::OnOff);
+  v("LB4MPI_ITERATIONS_INFO", "iterations_info", o.iterations_info, Agree::Yes);
+  v("LB4MPI_DIR_ID", "iterations_dir", o.iterations_dir, Agree::No);
+  v("LB4MPI_IDLE_PROBING", "idle_probing", o.idle_probing, Agree::No);
 }
 
 // ---- parsing one variable, by the type of its field
@@ -158,6 +163,30 @@ void hash(Fingerprint& h, const std::string& v) {
   for (char c : v) h.add(c);
 }
 
+// ---- a field's value as a person reads it (in "the ranks disagree" messages)
+
+std::string text(Technique t) { return std::string(name(t)); }
+std::string text(Mode m) { return std::string(name(m)); }
+std::string text(RndBounds b) { return b == RndBounds::Unit ? "unit" : "paper004"; }
+std::string text(bool b) { return b ? "true" : "false"; }
+std::string text(const std::string& s) { return "'" + s + "'"; }
+std::string text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+template <class T>
+  requires std::is_integral_v<T>
+std::string text(T x) {
+  return std::to_string(x);
+}
+template <class T>
+std::string text(const std::vector<T>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + text(v[i]);
+  return out + "]";
+}
+
 }  // namespace
 
 std::string_view name(Mode m) {
@@ -181,7 +210,7 @@ Mode parse_mode(std::string_view text) {
 Options Options::from_env() { return from_env(Options{}); }
 
 Options Options::from_env(Options o) {
-  each_field(o, [](const char* var, auto& field, Agree) {
+  each_field(o, [](const char* var, const char*, auto& field, Agree) {
     if (var == nullptr) return;
     const char* v = std::getenv(var);
     if (v == nullptr || *v == '\0') return;
@@ -192,13 +221,24 @@ Options Options::from_env(Options o) {
 
 std::uint64_t Options::fingerprint() const {
   Fingerprint h;
-  each_field(*this, [&h](const char*, const auto& field, Agree agree) {
+  each_field(*this, [&h](const char*, const char*, const auto& field, Agree agree) {
     if (agree == Agree::Yes) hash(h, field);
     if constexpr (requires { field.empty(); }) {
       if (agree == Agree::OnOff) h.add(field.empty());
     }
   });
   return h.value();
+}
+
+std::vector<std::pair<std::string, std::string>> Options::agreed_fields() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  each_field(*this, [&out](const char*, const char* member, const auto& field, Agree agree) {
+    if (agree == Agree::Yes) out.emplace_back(member, text(field));
+    if constexpr (requires { field.empty(); }) {
+      if (agree == Agree::OnOff) out.emplace_back(member, field.empty() ? "off" : "on");
+    }
+  });
+  return out;
 }
 
 void Options::validate(int ranks) const {

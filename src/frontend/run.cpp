@@ -48,7 +48,7 @@ void start(rt::Execution& e, const Options& o, Index first, Index last) {
   } catch (const Error& x) {
     error = std::string("lb4mpi: ") + x.what();
   }
-  e.start(first, last, error, o.fingerprint());
+  e.start(first, last, error, o.fingerprint(), [&o] { return o.agreed_fields(); });
 }
 
 Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder) {

@@ -71,12 +71,20 @@ std::string validate(const Context& ctx, const Channel& channel, const void* sel
 
 }  // namespace
 
-void Execution::start(Index first, Index last, std::string error, std::uint64_t fingerprint) {
+void Execution::start(Index first, Index last, std::string error, std::uint64_t fingerprint,
+                      const std::function<Fields()>& describe) {
   Channel& channel = *ctx_->channel;
   if (error.empty()) error = validate(*ctx_, channel, this, first, last);
   Hasher h;
   h.add(first).add(last).add(fingerprint);
-  agree(ctx_->comm, error, h.value());
+  agree(ctx_->comm, error, h.value(), [&] {
+    Fields fields{{"range", "[" + std::to_string(first) + ", " + std::to_string(last) + ")"}};
+    if (describe) {
+      Fields more = describe();
+      fields.insert(fields.end(), more.begin(), more.end());
+    }
+    return fields;
+  });
   // Executions start collectively and in the same order on every rank, so
   // every rank draws the same message epoch.
   ctx_->epoch = channel.next_epoch;

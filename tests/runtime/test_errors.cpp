@@ -98,7 +98,26 @@ TEST(Errors, OneRankWithBadInputFailsEveryRank) {
 TEST(Errors, RanksThatDisagreeFailTogether) {
   if (world_size() < 2) return;  // one rank cannot disagree with itself
   const Index last = world_rank() == 0 ? 100 : 101;
-  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, last, Options{}, noop); }, "disagree");
+  // The message names the first rank that differs, the field and both values.
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, last, Options{}, noop); },
+                               "the ranks disagree on the loop: range [0, 101) on rank 1, [0, 100) on rank 0");
+}
+
+TEST(Errors, DisagreementNamesTheOptionAndTheRank) {
+  if (world_size() < 2) return;
+  const int last_rank = world_size() - 1;
+  Options o;
+  o.technique = Technique::GSS;
+  if (world_rank() == last_rank) o.params.min_chunk = 4;  // only the last rank differs
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, o, noop); },
+                               "min_chunk 4 on rank " + std::to_string(last_rank) + ", 1 on rank 0");
+  // The loop still runs afterwards (no stray messages): every iteration once.
+  std::vector<std::int32_t> local(300, 0);
+  o.params.min_chunk = 1;
+  parallel_for(MPI_COMM_WORLD, 0, 300, o, [&](Chunk c) {
+    for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
+  });
+  EXPECT_EQ(not_run_once(local), 0);
 }
 
 TEST(Errors, LoopStillWorksAfterErrors) {

@@ -4,7 +4,10 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lb4mpi/types.hpp"
 
@@ -17,6 +20,15 @@ namespace lb4mpi::rt {
 /// when the hashes differ; a default names the loop's arguments). Costs one
 /// MPI_Allreduce when all is well.
 void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::string& mismatch = {});
+
+/// What the ranks must pass alike, as (name, value as text) pairs.
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+/// agree(), and when the hashes differ, the error names the first rank that
+/// differs from rank 0, the first field that differs and both values
+/// ("range [0, 1001) on rank 1, [0, 1000) on rank 0"). `describe` is called
+/// on every rank only then (it costs more than the hash).
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::function<Fields()>& describe);
 
 /// The hash agree() compares.
 using Hasher = Fingerprint;

@@ -8,11 +8,13 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/agreement.hpp"
 #include "runtime/channel.hpp"
 #include "runtime/config.hpp"
 #include "runtime/exchange.hpp"
@@ -43,7 +45,11 @@ class Execution {
   /// hash of what every rank must pass alike; the runtime adds its checks
   /// (range, technique parameters, coordinator, a loop still in flight) and
   /// agrees: on any failure or mismatch every rank throws the same Error.
-  void start(Index first, Index last, std::string error, std::uint64_t fingerprint);
+  /// `describe` (optional) lists what `fingerprint` hashes, as text: when
+  /// the ranks disagree, the error names the first rank and field that
+  /// differ, with both values.
+  void start(Index first, Index last, std::string error, std::uint64_t fingerprint,
+             const std::function<Fields()>& describe = {});
 
   /// The next piece for this rank (ends the previous one); nullopt when the
   /// loop is over for it. Absolute iteration indices.

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace lb4mpi {
 
@@ -21,10 +23,19 @@ struct Chunk {
 /// rank's fingerprint is compared in one collective (lb4mpi::agree).
 class Fingerprint {
  public:
+  /// A value's bytes (numbers, enums, plain structs).
   template <class T>
+    requires std::is_trivially_copyable_v<T>
   Fingerprint& add(const T& v) {
     const auto* p = reinterpret_cast<const unsigned char*>(&v);
     for (std::size_t i = 0; i < sizeof(T); ++i) h_ = (h_ ^ p[i]) * 1099511628211ULL;
+    return *this;
+  }
+  /// A text's length and characters (a std::string's object bytes would
+  /// hash its address).
+  Fingerprint& add(std::string_view s) {
+    add(s.size());
+    for (char c : s) add(c);
     return *this;
   }
   [[nodiscard]] std::uint64_t value() const { return h_; }
