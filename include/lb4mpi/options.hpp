@@ -85,6 +85,15 @@ struct Options {
   /// The same fields as (member name, value as text): what a "ranks
   /// disagree" error names. Built only when the fingerprints differ.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> agreed_fields() const;
+
+  /// Every LB4MPI_* variable lb4mpi reads (from_env's list, and LB4MPI_STRICT).
+  static std::vector<std::string> known_variables();
+  /// One message per LB4MPI_* variable of this process's environment that
+  /// lb4mpi does not know, with the nearest known name when it is a near
+  /// miss ("LB4MPI_MDOE is not a known variable (did you mean LB4MPI_MODE?)").
+  /// A loop's start reports them once per process on rank 0 (stderr), or,
+  /// with LB4MPI_STRICT=1, fails on every rank.
+  static std::vector<std::string> unknown_variables();
 };
 
 }  // namespace lb4mpi

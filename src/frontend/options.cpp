@@ -2,6 +2,8 @@
 // the fingerprint all ranks compare — both derived from one list of fields.
 #include "lb4mpi/options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -238,6 +240,60 @@ std::vector<std::pair<std::string, std::string>> Options::agreed_fields() const 
       if (agree == Agree::OnOff) out.emplace_back(member, field.empty() ? "off" : "on");
     }
   });
+  return out;
+}
+
+std::vector<std::string> Options::known_variables() {
+  std::vector<std::string> out;
+  Options o;
+  each_field(o, [&out](const char* var, const char*, const auto&, Agree) {
+    if (var != nullptr) out.emplace_back(var);
+  });
+  out.emplace_back("LB4MPI_STRICT");
+  return out;
+}
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> Options::unknown_variables() {
+  const std::vector<std::string> known = known_variables();
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.rfind("LB4MPI_", 0) != 0) continue;
+    const std::string var(entry.substr(0, entry.find('=')));
+    if (std::find(known.begin(), known.end(), var) != known.end()) continue;
+    std::string msg = var + " is not a known variable";
+    const std::string* best = nullptr;
+    std::size_t best_distance = 4;  // a suggestion only for a near miss
+    for (const std::string& k : known) {
+      const std::size_t d = edit_distance(var, k);
+      if (d < best_distance) {
+        best_distance = d;
+        best = &k;
+      }
+    }
+    msg += best != nullptr ? " (did you mean " + *best + "?)" : " (the known ones: docs/OPTIONS.md)";
+    out.push_back(msg);
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -1,7 +1,10 @@
 #include "run.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "runtime/mpi.hpp"
 
@@ -41,6 +44,29 @@ std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm) 
   return std::make_unique<trace::Recorder>(o, id, rank);
 }
 
+namespace {
+
+// LB4MPI_* variables lb4mpi does not know: an error under LB4MPI_STRICT=1
+// (returned, so that the start's agreement stops every rank), else a
+// warning printed once per process on rank 0.
+std::string check_environment(int rank) {
+  static bool reported = false;
+  const std::vector<std::string> unknown = Options::unknown_variables();
+  if (unknown.empty()) return {};
+  std::string list;
+  for (const std::string& u : unknown) list += (list.empty() ? "" : "; ") + u;
+  const char* strict = std::getenv("LB4MPI_STRICT");
+  if (strict != nullptr && std::string(strict) == "1") return "lb4mpi: " + list + " (LB4MPI_STRICT=1)";
+  if (!reported && rank == 0) {
+    std::fprintf(stderr, "lb4mpi: warning: %s; LB4MPI_STRICT=1 makes this an error\n", list.c_str());
+    std::fflush(stderr);
+  }
+  reported = true;
+  return {};
+}
+
+}  // namespace
+
 void start(rt::Execution& e, const Options& o, Index first, Index last) {
   std::string error;
   try {
@@ -48,6 +74,7 @@ void start(rt::Execution& e, const Options& o, Index first, Index last) {
   } catch (const Error& x) {
     error = std::string("lb4mpi: ") + x.what();
   }
+  if (error.empty()) error = check_environment(e.rank());
   e.start(first, last, error, o.fingerprint(), [&o] { return o.agreed_fields(); });
 }
 

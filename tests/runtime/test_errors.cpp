@@ -1,5 +1,7 @@
 // Bad input: the same clear error on every rank, never a hang.
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <string>
 #include <vector>
@@ -183,6 +185,39 @@ TEST(Errors, MpiErrorOnThePrivateCommunicatorIsAnError) {
   });
   EXPECT_EQ(not_run_once(local), 0) << "iterations not run exactly once after the MPI error";
   EXPECT_EQ(r.iterations(), 500);
+}
+
+// A misspelt LB4MPI_* variable is named with the nearest known one; under
+// LB4MPI_STRICT=1 it stops the loop on every rank before any work.
+TEST(Errors, UnknownVariableIsNamedAndStrictMakesItAnError) {
+  setenv("LB4MPI_MDOE", "distributed", 1);
+  const std::vector<std::string> unknown = Options::unknown_variables();
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_EQ(unknown[0], "LB4MPI_MDOE is not a known variable (did you mean LB4MPI_MODE?)");
+  setenv("LB4MPI_STRICT", "1", 1);
+  Index ran = 0;
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, Options{}, [&](Chunk c) { ran += c.size; }); },
+                               "LB4MPI_MDOE is not a known variable (did you mean LB4MPI_MODE?) (LB4MPI_STRICT=1)");
+  EXPECT_EQ(ran, 0) << "no iteration may run before the error";
+  unsetenv("LB4MPI_STRICT");
+  // Without LB4MPI_STRICT a warning only (rank 0's stderr): the loop runs, every iteration once.
+  std::vector<std::int32_t> local(200, 0);
+  parallel_for(MPI_COMM_WORLD, 0, 200, Options{}, [&](Chunk c) {
+    for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
+  });
+  EXPECT_EQ(not_run_once(local), 0);
+  unsetenv("LB4MPI_MDOE");
+  EXPECT_TRUE(Options::unknown_variables().empty());
+}
+
+// The known variables are one list in the code; docs/OPTIONS.md lists each.
+TEST(Errors, EveryKnownVariableIsDocumented) {
+  std::ifstream doc(LB4MPI_SOURCE_DIR "/docs/OPTIONS.md");
+  ASSERT_TRUE(doc.good()) << "cannot read docs/OPTIONS.md";
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  for (const std::string& var : Options::known_variables()) {
+    EXPECT_NE(text.find("`" + var + "`"), std::string::npos) << var << " is not in docs/OPTIONS.md";
+  }
 }
 
 }  // namespace
