@@ -75,6 +75,7 @@ void start(rt::Execution& e, const Options& o, Index first, Index last) {
     error = std::string("lb4mpi: ") + x.what();
   }
   if (error.empty()) error = check_environment(e.rank());
+  if (error.empty()) error = trace::check_outputs(o, e.rank());
   e.start(first, last, error, o.fingerprint(), [&o] { return o.agreed_fields(); });
 }
 

@@ -1,8 +1,12 @@
 #include "writers.hpp"
 
-#include <cmath>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -169,15 +173,63 @@ void write_csv(const std::string& path, const std::vector<Stored>& all) {
 
 }  // namespace
 
+namespace {
+
+// The files a trace path stands for: itself (.json or .csv), or both.
+std::vector<std::string> trace_files(const std::string& path) {
+  if (ends_with(path, ".json") || ends_with(path, ".csv")) return {path};
+  return {path + ".json", path + ".csv"};
+}
+
+}  // namespace
+
 void write_trace(const std::string& path, const std::vector<Stored>& all, int ranks) {
-  if (ends_with(path, ".json")) {
-    write_json(path, all, ranks);
-  } else if (ends_with(path, ".csv")) {
-    write_csv(path, all);
-  } else {
-    write_json(path + ".json", all, ranks);
-    write_csv(path + ".csv", all);
+  for (const std::string& file : trace_files(path)) {
+    if (ends_with(file, ".json")) {
+      write_json(file, all, ranks);
+    } else {
+      write_csv(file, all);
+    }
   }
+}
+
+namespace {
+
+// "" when `file` can be created or written in its folder, else why not.
+std::string cannot_write(const std::string& file) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(file).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return "its folder '" + dir.string() + "' does not exist";
+  if (::access(dir.c_str(), W_OK) != 0) return "its folder '" + dir.string() + "': " + std::strerror(errno);
+  if (fs::exists(file, ec) && ::access(file.c_str(), W_OK) != 0) return std::strerror(errno);
+  return {};
+}
+
+}  // namespace
+
+std::string check_outputs(const Options& o, int rank) {
+  if (!o.trace.empty() && rank == 0) {  // rank 0 writes the trace
+    for (const std::string& file : trace_files(o.trace)) {
+      const std::string why = cannot_write(file);
+      if (!why.empty()) return "lb4mpi: cannot write the trace file '" + file + "' (LB4MPI_TRACE): " + why;
+    }
+  }
+  if (o.iterations_info) {  // every rank writes its own CSV
+    std::error_code ec;
+    std::filesystem::create_directories(o.iterations_dir, ec);
+    if (ec) {
+      return "lb4mpi: cannot create the folder '" + o.iterations_dir +
+             "' for the iteration CSVs (LB4MPI_DIR_ID) on rank " + std::to_string(rank) + ": " + ec.message();
+    }
+    const std::string why = cannot_write(o.iterations_dir + "/iterations_rank" + std::to_string(rank) + ".csv");
+    if (!why.empty()) {
+      return "lb4mpi: cannot write the iteration CSV in '" + o.iterations_dir + "' (LB4MPI_DIR_ID) on rank " +
+             std::to_string(rank) + ": " + why;
+    }
+  }
+  return {};
 }
 
 void write_iterations(const std::string& dir, int rank, Technique technique, const std::vector<TraceRecord>& records_) {

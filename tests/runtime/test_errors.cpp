@@ -220,5 +220,29 @@ TEST(Errors, EveryKnownVariableIsDocumented) {
   }
 }
 
+// Files lb4mpi will write are checked when the loop starts: a path that
+// cannot be written stops every rank with the same error, before any work.
+TEST(Errors, UnwritableOutputsFailBeforeAnyWork) {
+  Index ran = 0;
+  auto body = [&](Chunk c) { ran += c.size; };
+  Options trace;
+  trace.trace = "/no/such/dir/run.json";
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, trace, body); },
+                               "cannot write the trace file '/no/such/dir/run.json' (LB4MPI_TRACE): its folder "
+                               "'/no/such/dir' does not exist");
+  Options iterations;
+  iterations.iterations_info = true;
+  iterations.iterations_dir = "/proc/lb4mpi-no-such-folder";  // not even root can create it
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, iterations, body); },
+                               "cannot create the folder '/proc/lb4mpi-no-such-folder' for the iteration CSVs");
+  EXPECT_EQ(ran, 0) << "no iteration may run before the error";
+  // The communicator is fine afterwards: every iteration once.
+  std::vector<std::int32_t> local(200, 0);
+  parallel_for(MPI_COMM_WORLD, 0, 200, Options{}, [&](Chunk c) {
+    for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
+  });
+  EXPECT_EQ(not_run_once(local), 0);
+}
+
 }  // namespace
 }  // namespace lb4mpi::test

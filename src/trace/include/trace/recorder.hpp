@@ -104,4 +104,10 @@ class Recorder final : public rt::ChunkObserver {
   std::uint64_t mark_ = 0;       ///< rt::pieces_ended() after this recorder's last piece
 };
 
+/// Checked when a loop starts, before any work: the files this rank will
+/// write (rank 0: the trace; every rank: its iteration CSV, whose folder is
+/// created now) can be written. "" when fine, else the error naming the
+/// path, its variable and the reason.
+std::string check_outputs(const Options& o, int rank);
+
 }  // namespace lb4mpi::trace
