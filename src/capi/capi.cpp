@@ -32,6 +32,7 @@
 
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
+#include "methods.hpp"
 
 namespace {
 
@@ -63,7 +64,7 @@ struct CState {
   // One loop at a time. Kept across DLS_EndLoop so that the next
   // DLS_StartLoop restarts it: adaptive techniques keep what they learned.
   std::unique_ptr<lb4mpi::Loop> loop;
-  Technique loop_technique = Technique::STATIC;
+  Technique loop_technique{};
   Mode loop_mode = Mode::Centralized;
   bool loop_active = false;      // between DLS_StartLoop and DLS_EndLoop
   std::optional<Chunk> current;  // fetched by DLS_Terminated, handed out by DLS_StartChunk
@@ -217,87 +218,9 @@ inline CState* state_of(infoDLS* info, const char* fn) {
 
 // ------------------------------------------------------------------ conversions
 
-const char* const kValidMethods =
-    "valid: STATIC=0, SS=1, FSC=2, mFSC=3, GSS=4, TSS=5, FAC=7, WF=8, AWF=9, AWF_B=10, AWF_C=11, "
-    "AWF_D=12, "
-    "AWF_E=13, AF=14, LB4MPI_TAP=100, LB4MPI_FAC_PROB=101, LB4MPI_TFSS=102, LB4MPI_FISS=103, "
-    "LB4MPI_VISS=104, "
-    "LB4MPI_RND=105, LB4MPI_PLS=106";
-
-Technique technique_of(int method) {
-  switch (method) {
-    case STATIC:
-      return Technique::STATIC;
-    case SS:
-      return Technique::SS;
-    case FSC:
-      return Technique::FSC;
-    case mFSC:
-      return Technique::mFSC;
-    case GSS:
-      return Technique::GSS;
-    case TSS:
-      return Technique::TSS;
-    case FAC:
-      return Technique::FAC2;  // LB4MPI's practical factoring
-    case WF:
-      return Technique::WF;
-    case AWF:
-      return Technique::AWF;
-    case AWF_B:
-      return Technique::AWF_B;
-    case AWF_C:
-      return Technique::AWF_C;
-    case AWF_D:
-      return Technique::AWF_D;
-    case AWF_E:
-      return Technique::AWF_E;
-    case AF:
-      return Technique::AF;
-    case LB4MPI_TAP:
-      return Technique::TAP;
-    case LB4MPI_FAC_PROB:
-      return Technique::FAC;
-    case LB4MPI_TFSS:
-      return Technique::TFSS;
-    case LB4MPI_FISS:
-      return Technique::FISS;
-    case LB4MPI_VISS:
-      return Technique::VISS;
-    case LB4MPI_RND:
-      return Technique::RND;
-    case LB4MPI_PLS:
-      return Technique::PLS;
-    default:
-      break;
-  }
-  std::string hint;
-  if (method == 6)
-    hint = " (6 is FAC in DLS4LB's DLS.h, whose ids from 6 on are one lower than lb4mpi's)";
-  throw Error("unknown scheduling method " + std::to_string(method) + hint + "; " + kValidMethods);
-}
-
-Mode mode_of(int c_mode) {
-  switch (c_mode) {
-    case DECENTRALIZED:
-      return Mode::Distributed;
-    case DECENTRALIZED_RMA:
-      return Mode::DistributedRMA;
-    default:
-      return Mode::Centralized;
-  }
-}
-
-int c_mode_of(Mode m) {
-  switch (m) {
-    case Mode::Distributed:
-      return DECENTRALIZED;
-    case Mode::DistributedRMA:
-      return DECENTRALIZED_RMA;
-    default:
-      return CENTRALIZED;
-  }
-}
+using lb4mpi::capi::c_mode_of;
+using lb4mpi::capi::mode_of;
+using lb4mpi::capi::technique_of;
 
 // Configure_Chunk_Calculation_Mode when it was called, else LB4MPI_MODE (read
 // by DLS_Parameters_Setup), else CENTRALIZED.
@@ -488,7 +411,7 @@ void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
   const std::string fn = "DLS_StartLoop";
   Options opt = st->base;
   opt.mode = effective_mode(st);
-  Technique t = Technique::STATIC;
+  Technique t{};
   std::string error = take_pending();
   if (error.empty() && st->loop_active)
     error = "lb4mpi: DLS_StartLoop: the previous loop is still in flight (call DLS_EndLoop first)";
@@ -609,7 +532,7 @@ void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths
   const int n = st->num_loops;
   const Mode mode = effective_mode(st);
   std::vector<lb4mpi::LoopSpec> specs(static_cast<std::size_t>(n));
-  std::vector<Technique> techniques(static_cast<std::size_t>(n), Technique::STATIC);
+  std::vector<Technique> techniques(static_cast<std::size_t>(n));
   std::string error = take_pending();
   if (error.empty() && st->loop_active)
     error =
