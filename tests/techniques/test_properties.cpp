@@ -6,6 +6,7 @@
 // N (2 * 10^9 chunks) is walked at both ends in the separate *Huge* test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -169,6 +170,32 @@ TEST(Properties, RecursiveLargestLoopsReachTheEnd) {
 // (minutes under sanitizers); the arithmetic that could overflow is at the
 // far end, so each form walks its first kWalk chunks from iteration 0 and its
 // last kWalk chunks up to N (steps 2^31 - kWalk + 11 .. 2^31 + 10): the
+
+// GSS's closed form (Eq. 14) at the largest loops: its sizes must sum to N
+// before they decay to 1, so it needs no more chunks than the recursive form
+// (Eq. 4, about P ln(N/P) + P). A power computed from the rounded ratio
+// 0.999999 fell short by ~10^8 iterations at N = 2^62, P = 10^6 and handed
+// them out one by one: 148 M chunks against the recursive form's 29.7 M.
+// Slack: P chunks, plus N·2^-50 for the rounding of double sizes (at N = 2^62
+// each early size is off by up to ~10^2, so the sum may fall a few hundred
+// short, handed out as 1s: 420 chunks at P = 3 against 105).
+TEST(Properties, GSSClosedFormAtTheLargestLoopsNeedsNoMoreChunksThanRecursive) {
+  for (const LoopShape shape : {LoopShape{Index{1} << 62, 1'000'000}, LoopShape{Index{1} << 62, 3}}) {
+    const ChunkCalculator calc(Technique::GSS, shape, TechniqueParams{});
+    // The recursive form's count: K_i = ceil(R_i / P) until R_i = 0.
+    Index recursive = 0;
+    for (Index left = shape.n; left > 0; left -= (left + shape.p - 1) / shape.p) ++recursive;
+    Index scheduled = 0, chunks = 0;
+    const Index bound = recursive + shape.p + (shape.n >> 50);
+    while (scheduled < shape.n && chunks <= bound) {
+      scheduled += std::min(calc.closed_size(chunks), shape.n - scheduled);
+      ++chunks;
+    }
+    EXPECT_EQ(scheduled, shape.n) << "N=" << shape.n << " P=" << shape.p << ": after " << chunks
+                                  << " chunks (the recursive form needs " << recursive << ")";
+    EXPECT_LE(chunks, bound) << "N=" << shape.n << " P=" << shape.p;
+  }
+}
 // recursive form resumes there from a saved state (save_state / load_state,
 // as DCA over RMA replicates it), the closed form is a pure function of the
 // step. The sequence does not depend on P, so one P. Whole walks of huge
@@ -176,7 +203,8 @@ TEST(Properties, RecursiveLargestLoopsReachTheEnd) {
 class SSHuge : public ::testing::TestWithParam<std::tuple<Form, Index>> {};
 
 TEST_P(SSHuge, ContiguousAndCompleteAcrossTwoToThe31Steps) {
-  const auto [form, min_chunk] = GetParam();
+  const Form form = std::get<0>(GetParam());
+  const Index min_chunk = std::get<1>(GetParam());
   constexpr Index kWalk = 1'000'000;
   TechniqueParams params;
   params.min_chunk = min_chunk;
