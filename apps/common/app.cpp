@@ -53,6 +53,10 @@ int run_app(std::string name, int argc, char** argv, const std::function<int(App
     AppContext ctx(std::move(name), MPI_COMM_WORLD);
     try {
       code = body(ctx);
+      if (!ctx.deferred_error().empty()) {
+        ctx.print_error(ctx.deferred_error());
+        code = 2;
+      }
     } catch (const AppExit& e) {
       code = e.code;
     } catch (const lb4mpi::Error& e) {

@@ -10,7 +10,9 @@
 // LB4MPI_* variables, parameters rejected by validation) are identical on every
 // rank: rank 0 alone prints "<app>: error: <message>", and every rank exits
 // with 2 without communicating. Errors thrown once the loop runs are printed by
-// every rank that sees them, as "<app> [rank R]: error: <message>".
+// every rank that sees them, as "<app> [rank R]: error: <message>". An output
+// file that lb4mpi could not write at the end of a loop (lb4mpi::OutputError)
+// does not stop the app: it prints its summary first, then the error, exit 2.
 #pragma once
 #include <mpi.h>
 
@@ -47,12 +49,20 @@ class AppContext {
   /// Prints an error the way the header describes.
   void print_error(std::string_view message) const;
 
+  /// An error that must not cost the results: lb4mpi::OutputError (a trace
+  /// or iteration CSV not written at the end of a loop; the same on every
+  /// rank). The app goes on, prints its summary, and run_app then prints
+  /// the error on every rank and exits 2.
+  void defer_error(const std::string& message) { deferred_ = message; }
+  [[nodiscard]] const std::string& deferred_error() const { return deferred_; }
+
  private:
   std::string name_;
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
   bool communicating_ = false;
+  std::string deferred_;
 };
 
 /// MPI_Init, body(context), MPI_Finalize; turns exceptions into messages and

@@ -94,14 +94,14 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       .show_default()
       .group(group);
   cli.option("--mode", mode_, "centralized|distributed|distributed-rma").show_default().group(group);
-  cli.option("--min-chunk", min_chunk_, "smallest chunk size (but the last)")
-      .show_default()
-      .at_least(1)
-      .group(group);
-  cli.option("--max-chunk", max_chunk_, "largest chunk size, 0 = no cap")
-      .show_default()
-      .at_least(0)
-      .group(group);
+  min_chunk_flag_ = cli.option("--min-chunk", min_chunk_, "smallest chunk size (but the last)")
+                       .show_default()
+                       .at_least(1)
+                       .group(group);
+  max_chunk_flag_ = cli.option("--max-chunk", max_chunk_, "largest chunk size, 0 = no cap")
+                       .show_default()
+                       .at_least(0)
+                       .group(group);
   cli.option("--break-after", break_after_, "coordinator: iterations between request checks, -1 = auto")
       .show_default()
       .group(group);
@@ -134,6 +134,8 @@ Options CommonCli::options() const {
   }
   o.params.min_chunk = min_chunk_;
   o.params.max_chunk = max_chunk_;
+  if (min_chunk_flag_->given()) o.origin["min_chunk"] = "--min-chunk " + std::to_string(min_chunk_);
+  if (max_chunk_flag_->given()) o.origin["max_chunk"] = "--max-chunk " + std::to_string(max_chunk_);
   o.break_after = break_after_;
   o.request_when = request_when_;
   o.inject_delay_us = inject_delay_us_;

@@ -99,6 +99,8 @@ class CommonCli {
   int request_when_;
   double inject_delay_us_;
   std::vector<int> delay_ranks_;
+  // The flags whose values a technique validates, to name them in its errors.
+  std::optional<Cli::Opt> min_chunk_flag_, max_chunk_flag_;
   int repeat_ = 1;
 };
 

@@ -106,6 +106,8 @@ void validate_loops(const AppContext& ctx, const std::vector<Index>& n,
   for (std::size_t l = 0; l < n.size(); ++l) {
     try {
       opt[l].params.validate(opt[l].technique, n[l], ctx.size());
+    } catch (const InvalidParameter& e) {
+      throw Error("loop " + std::to_string(l + 1) + ": " + opt[l].explain(e));
     } catch (const Error& e) {
       throw Error("loop " + std::to_string(l + 1) + ": " + e.what());
     }

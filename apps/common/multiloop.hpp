@@ -41,6 +41,7 @@
 #include "cli.hpp"
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
+#include "steps.hpp"
 #include "timing.hpp"
 
 namespace lb4mpi::apps {
@@ -162,7 +163,7 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
         while (auto p = set->next()) sums[p->loop] += chunk_fn(p->loop, s, p->chunk);
       }
       MultiStep& st = run.steps[static_cast<std::size_t>(s)];
-      st.reports = set->finish();
+      st.reports = finish_keeping_reports(ctx, [&set] { return set->finish(); });
       st.wall_s = seconds_since(start);
     }
   } else {
@@ -177,7 +178,7 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
         else
           loops[l]->restart(0, n[l]);
         while (auto c = loops[l]->next()) sums[l] += chunk_fn(static_cast<int>(l), s, *c);
-        st.reports.push_back(loops[l]->finish());
+        st.reports.push_back(finish_keeping_reports(ctx, [&loops, l] { return loops[l]->finish(); }));
       }
       st.wall_s = seconds_since(start);
     }

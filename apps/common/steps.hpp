@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,23 @@ std::uint64_t reduce_checksum(MPI_Comm comm, std::uint64_t local);
 /// communication; throws lb4mpi::Error (identical on every rank).
 void validate_loop(const AppContext& ctx, Index n, const Options& opt, int repeat);
 
+/// finish()'s result (a Report, or LoopSet's reports), also when lb4mpi could
+/// not write an output file at the end of the loop: the loop completed, so
+/// its reports are kept, and the error is deferred on `ctx` (see app.hpp).
+template <class Finish>
+auto finish_keeping_reports(AppContext& ctx, Finish&& finish) -> decltype(finish()) {
+  try {
+    return finish();
+  } catch (const OutputError& e) {
+    ctx.defer_error(e.what());
+    if constexpr (std::is_same_v<decltype(finish()), Report>) {
+      return e.reports().front();
+    } else {
+      return e.reports();
+    }
+  }
+}
+
 /// Runs [0, n) `repeat` times on ctx.comm() with one lb4mpi::Loop (restarted
 /// for each step, so adaptive techniques carry over what they learnt).
 /// `chunk_fn(lb4mpi::Chunk)` runs a chunk and returns the sum of
@@ -48,7 +66,7 @@ std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, 
     std::uint64_t local = 0;
     while (auto c = loop.next()) local += chunk_fn(*c);
     StepResult r;
-    r.report = loop.finish();
+    r.report = finish_keeping_reports(ctx, [&loop] { return loop.finish(); });
     r.wall_s = seconds_since(start);
     r.checksum = reduce_checksum(ctx.comm(), local);
     steps.push_back(std::move(r));

@@ -2,6 +2,7 @@
 // Set them in code or read them from the environment (Options::from_env).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +60,12 @@ struct Options {
   /// docs/PERFORMANCE.md). A single loop always waits.
   bool idle_probing = false;
 
+  /// Where a field's value came from, by the member's name: "min_chunk" ->
+  /// "LB4MPI_MIN_CHUNK=-5" (from_env), "--min-chunk 5" (the apps' flags),
+  /// "DLS_Parameters_Setup minChunk=0" (the C API). A value error names it.
+  /// Not part of fingerprint(): ranks may get the same value differently.
+  std::map<std::string, std::string> origin;
+
   /// Options from the environment, on top of the defaults:
   ///   LB4MPI_SCHEDULING      technique name or `000` Table 4.1 id
   ///   LB4MPI_MODE            centralized|cca|distributed|dca|distributed-rma|dca-rma
@@ -78,6 +85,13 @@ struct Options {
   /// variable and the valid values. The technique's parameters are checked
   /// against each loop's length when it starts.
   void validate(int ranks) const;
+  /// `e`'s message, followed by where the field's value came from when
+  /// `origin` knows it: "min_chunk must be >= 1, got -5 (from LB4MPI_MIN_CHUNK=-5)".
+  [[nodiscard]] std::string explain(const InvalidParameter& e) const;
+  /// Checks the technique's parameters for a loop of `n` iterations on
+  /// `ranks` ranks (TechniqueParams::validate), then validate(ranks); throws
+  /// lb4mpi::Error with the messages of explain().
+  void validate(Index n, int ranks) const;
   /// A hash of every option that all ranks must pass alike for a loop
   /// (technique, mode, parameters, tuning, tracing on or off): derived from
   /// the same list of fields as from_env.

@@ -2,6 +2,7 @@
 // every rank, and the summary statistics users and experiments read.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lb4mpi/options.hpp"
@@ -61,6 +62,24 @@ struct Report {
   /// One-line human summary: "<technique>/<mode>: <N> iterations in <C>
   /// chunks on <P> ranks, T_par <s> s, load imbalance <x> %, c.o.v. <y>".
   [[nodiscard]] std::string summary() const;
+};
+
+/// A loop completed, but lb4mpi could not write one of its output files at
+/// the end (the trace or an iteration CSV: folder removed, disk full, ...).
+/// Thrown by Loop::finish, LoopSet::finish, parallel_for and run_loops on
+/// every rank alike (the message of the lowest rank that failed, naming the
+/// file and the reason), after every loop's report was gathered: the
+/// computed results and the reports are not lost to an I/O error.
+class OutputError : public Error {
+ public:
+  OutputError(const std::string& what, std::vector<Report> reports)
+      : Error(what), reports_(std::move(reports)) {}
+  /// The reports of the loops that finish() ended, as finish() would have
+  /// returned them (one for Loop::finish and parallel_for).
+  [[nodiscard]] const std::vector<Report>& reports() const { return reports_; }
+
+ private:
+  std::vector<Report> reports_;
 };
 
 }  // namespace lb4mpi

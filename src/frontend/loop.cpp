@@ -42,7 +42,12 @@ Loop& Loop::operator=(Loop&&) noexcept = default;
 
 std::optional<Chunk> Loop::next() { return state_->exec.next(); }
 void Loop::end_chunk() { state_->exec.end_piece(); }
-Report Loop::finish() { return detail::finish(state_->exec, state_->options, state_->recorder.get()); }
+Report Loop::finish() {
+  std::string output_error;
+  Report report = detail::finish(state_->exec, state_->options, state_->recorder.get(), output_error);
+  if (!output_error.empty()) throw OutputError(output_error, {std::move(report)});
+  return report;
+}
 void Loop::restart(Index first, Index last) {
   if (!state_->exec.drained()) {
     throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");

@@ -58,10 +58,14 @@ std::vector<Report> LoopSet::finish() {
   g.end_piece();
   std::vector<Report> out;
   out.reserve(static_cast<std::size_t>(g.size()));
+  std::string output_errors;  // the same on every rank: each loop's is agreed
   for (int l = 0; l < g.size(); ++l) {
     const auto i = static_cast<std::size_t>(l);
-    out.push_back(detail::finish(g.loop(l), state_->specs[i].options, state_->recorders[i].get()));
+    std::string error;
+    out.push_back(detail::finish(g.loop(l), state_->specs[i].options, state_->recorders[i].get(), error));
+    if (!error.empty()) output_errors += (output_errors.empty() ? "" : "; ") + error;
   }
+  if (!output_errors.empty()) throw OutputError(output_errors, std::move(out));
   return out;
 }
 
@@ -91,9 +95,18 @@ std::vector<Report> run_loops(MPI_Comm comm, const std::vector<LoopSpec>& loops,
   }
   std::vector<Report> reports;
   if (!asynchronous) {
+    // One after the other; an output error of one loop (the same on every
+    // rank) does not stop the others: it is thrown with all the reports.
+    std::string output_errors;
     for (std::size_t l = 0; l < loops.size(); ++l) {
-      reports.push_back(parallel_for(comm, loops[l].first, loops[l].last, loops[l].options, bodies[l]));
+      try {
+        reports.push_back(parallel_for(comm, loops[l].first, loops[l].last, loops[l].options, bodies[l]));
+      } catch (const OutputError& e) {
+        reports.push_back(e.reports().front());
+        output_errors += (output_errors.empty() ? "" : "; ") + std::string(e.what());
+      }
     }
+    if (!output_errors.empty()) throw OutputError(output_errors, std::move(reports));
     return reports;
   }
   LoopSet set(comm, loops);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -95,7 +96,11 @@ std::vector<T> parse_list(const char* var, const char* text, F parse_one) {
     const std::size_t comma = s.find(',', pos);
     const std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     if (item.empty()) throw Error(std::string(var) + "='" + text + "' has an empty element");
-    out.push_back(static_cast<T>(parse_one(var, item.c_str())));
+    const auto x = parse_one(var, item.c_str());
+    if constexpr (std::is_same_v<T, int>) {
+      if (x < INT_MIN || x > INT_MAX) throw Error(std::string(var) + "='" + text + "': " + item + " is out of range");
+    }
+    out.push_back(static_cast<T>(x));
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
@@ -136,7 +141,14 @@ void parse(const char* var, const char* v, bool& out) {
     throw Error(std::string(var) + "='" + v + "'; valid values: 0, 1 (also false/true, no/yes, off/on)");
   }
 }
-void parse(const char* var, const char* v, int& out) { out = static_cast<int>(parse_integer(var, v)); }
+void parse(const char* var, const char* v, int& out) {
+  const long long x = parse_integer(var, v);
+  if (x < INT_MIN || x > INT_MAX) {
+    throw Error(std::string(var) + "='" + v + "' is out of range (an int: " + std::to_string(INT_MIN) + ".." +
+                std::to_string(INT_MAX) + ")");
+  }
+  out = static_cast<int>(x);
+}
 void parse(const char* var, const char* v, Index& out) { out = parse_integer(var, v); }
 void parse(const char* var, const char* v, std::uint64_t& out) {
   out = static_cast<std::uint64_t>(parse_integer(var, v));
@@ -212,11 +224,12 @@ Mode parse_mode(std::string_view text) {
 Options Options::from_env() { return from_env(Options{}); }
 
 Options Options::from_env(Options o) {
-  each_field(o, [](const char* var, const char*, auto& field, Agree) {
+  each_field(o, [&o](const char* var, const char* member, auto& field, Agree) {
     if (var == nullptr) return;
     const char* v = std::getenv(var);
     if (v == nullptr || *v == '\0') return;
     parse(var, v, field);
+    o.origin[member] = std::string(var) + "=" + v;
   });
   return o;
 }
@@ -297,13 +310,30 @@ std::vector<std::string> Options::unknown_variables() {
   return out;
 }
 
+std::string Options::explain(const InvalidParameter& e) const {
+  const auto it = origin.find(e.field());
+  if (it == origin.end()) return e.what();
+  return std::string(e.what()) + " (from " + it->second + ")";
+}
+
+void Options::validate(Index n, int ranks) const {
+  try {
+    params.validate(technique, n, ranks);
+  } catch (const InvalidParameter& e) {
+    throw Error(explain(e));
+  }
+  validate(ranks);
+}
+
 void Options::validate(int ranks) const {
   const std::string valid = " (valid: 0.." + std::to_string(ranks - 1) + ")";
   if (coordinator < 0 || coordinator >= ranks) {
     throw Error("coordinator rank " + std::to_string(coordinator) + " is outside the communicator" + valid);
   }
   if (!(inject_delay_us >= 0.0)) {
-    throw Error("inject_delay_us (LB4MPI_INJECT_DELAY_US) must be >= 0, got " + std::to_string(inject_delay_us));
+    const auto from = origin.find("inject_delay_us");
+    throw Error("inject_delay_us must be >= 0, got " + text(inject_delay_us) + " (" +
+                (from != origin.end() ? "from " + from->second : "LB4MPI_INJECT_DELAY_US") + ")");
   }
   for (int r : delay_ranks) {
     if (r < 0 || r >= ranks) {

@@ -70,7 +70,13 @@ std::string check_environment(int rank) {
 void start(rt::Execution& e, const Options& o, Index first, Index last) {
   std::string error;
   try {
-    o.validate(e.size());
+    // The parameters against this loop's length, with where a bad value came
+    // from; a reversed range is the runtime's to name.
+    if (last >= first) {
+      o.validate(last - first, e.size());
+    } else {
+      o.validate(e.size());
+    }
   } catch (const Error& x) {
     error = std::string("lb4mpi: ") + x.what();
   }
@@ -79,7 +85,7 @@ void start(rt::Execution& e, const Options& o, Index first, Index last) {
   e.start(first, last, error, o.fingerprint(), [&o] { return o.agreed_fields(); });
 }
 
-Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder) {
+Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std::string& output_error) {
   const std::vector<rt::RankFigures> all = e.finish();
   Report report;
   report.technique = o.technique;
@@ -104,7 +110,7 @@ Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder) {
     if (f.dropped > 0 && dropper < 0) dropper = static_cast<int>(r);
     dropped += f.dropped;
   }
-  if (recorder != nullptr) recorder->flush(e.comm(), e.rank(), o.technique, o.mode);
+  if (recorder != nullptr) output_error = recorder->flush(e.comm(), e.rank(), o.technique, o.mode);
   if (dropped > 0) {
     throw Error("lb4mpi: finish() was called on rank " + std::to_string(dropper) +
                 " before next() returned no chunk; " + std::to_string(dropped) + " of the loop's " +

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <string>
 
 #include "lb4mpi/options.hpp"
 #include "lb4mpi/report.hpp"
@@ -26,6 +27,9 @@ std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm);
 void start(rt::Execution& e, const Options& o, Index first, Index last);
 
 /// Collective: ends the execution and returns the report (on every rank).
-Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder);
+/// When an output file cannot be written, `output_error` gets the same
+/// message on every rank (the report is complete nonetheless); a finish
+/// before the loop was drained throws.
+Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std::string& output_error);
 
 }  // namespace lb4mpi::detail

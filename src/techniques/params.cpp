@@ -17,8 +17,10 @@ std::string show(double v) {
   return os.str();
 }
 
-[[noreturn]] void fail(Technique t, const std::string& what) {
-  throw Error(std::string(name(t)) + " needs " + what);
+// `field` is the member's name, and the message starts with the technique:
+// "FISS needs fiss_batches >= 2, got 1".
+[[noreturn]] void fail(Technique t, const char* field, const std::string& what) {
+  throw InvalidParameter(field, std::string(name(t)) + " needs " + field + " " + what);
 }
 
 }  // namespace
@@ -32,48 +34,48 @@ void TechniqueParams::validate(Technique t, Index n, int p) const {
                 std::to_string(detail::kMaxIterations) + ", got " + std::to_string(n));
   }
   if (p < 1) throw Error("the number of ranks P must be >= 1, got " + std::to_string(p));
-  if (min_chunk < 1) throw Error("min_chunk must be >= 1, got " + std::to_string(min_chunk));
+  if (min_chunk < 1) throw InvalidParameter("min_chunk", "min_chunk must be >= 1, got " + std::to_string(min_chunk));
   if (max_chunk != 0 && max_chunk < min_chunk) {
-    throw Error("max_chunk must be 0 (no maximum) or >= min_chunk = " + std::to_string(min_chunk) +
-                ", got " + std::to_string(max_chunk));
+    throw InvalidParameter("max_chunk", "max_chunk must be 0 (no maximum) or >= min_chunk = " +
+                                            std::to_string(min_chunk) + ", got " + std::to_string(max_chunk));
   }
   switch (t) {
     case Technique::FSC:
-      if (!(std::isfinite(h) && h > 0.0)) fail(t, "h (scheduling overhead) > 0, got " + show(h));
-      if (!(std::isfinite(sigma) && sigma > 0.0)) fail(t, "sigma > 0, got " + show(sigma));
+      if (!(std::isfinite(h) && h > 0.0)) fail(t, "h", "(scheduling overhead) > 0, got " + show(h));
+      if (!(std::isfinite(sigma) && sigma > 0.0)) fail(t, "sigma", "> 0, got " + show(sigma));
       break;
     case Technique::TAP:
     case Technique::FAC:
-      if (!(std::isfinite(mu) && mu > 0.0)) fail(t, "mu > 0, got " + show(mu));
-      if (!(std::isfinite(sigma) && sigma >= 0.0)) fail(t, "sigma >= 0, got " + show(sigma));
+      if (!(std::isfinite(mu) && mu > 0.0)) fail(t, "mu", "> 0, got " + show(mu));
+      if (!(std::isfinite(sigma) && sigma >= 0.0)) fail(t, "sigma", ">= 0, got " + show(sigma));
       if (t == Technique::TAP && !(std::isfinite(alpha) && alpha >= 0.0))
-        fail(t, "alpha >= 0, got " + show(alpha));
+        fail(t, "alpha", ">= 0, got " + show(alpha));
       break;
     case Technique::FISS:
-      if (fiss_batches < 2) fail(t, "fiss_batches >= 2, got " + std::to_string(fiss_batches));
+      if (fiss_batches < 2) fail(t, "fiss_batches", ">= 2, got " + std::to_string(fiss_batches));
       break;
     case Technique::VISS:
-      if (!(std::isfinite(viss_x) && viss_x > 0.0)) fail(t, "viss_x > 0, got " + show(viss_x));
+      if (!(std::isfinite(viss_x) && viss_x > 0.0)) fail(t, "viss_x", "> 0, got " + show(viss_x));
       break;
     case Technique::PLS:
-      if (!(pls_swr >= 0.0 && pls_swr <= 1.0)) fail(t, "pls_swr in [0, 1], got " + show(pls_swr));
+      if (!(pls_swr >= 0.0 && pls_swr <= 1.0)) fail(t, "pls_swr", "in [0, 1], got " + show(pls_swr));
       break;
     case Technique::RND:
       if (rnd_bounds != RndBounds::Unit && rnd_bounds != RndBounds::Paper004) {
-        fail(t, "rnd_bounds Unit or Paper004, got " + std::to_string(static_cast<int>(rnd_bounds)));
+        fail(t, "rnd_bounds", "Unit or Paper004, got " + std::to_string(static_cast<int>(rnd_bounds)));
       }
       break;
     case Technique::WF:
     case Technique::AWF:
       if (!weights.empty()) {
         if (weights.size() != static_cast<std::size_t>(p)) {
-          fail(t, std::to_string(p) + " weights (one per rank), got " +
-                      std::to_string(weights.size()));
+          throw InvalidParameter("weights", std::string(name(t)) + " needs " + std::to_string(p) +
+                                                " weights (one per rank), got " + std::to_string(weights.size()));
         }
         for (std::size_t r = 0; r < weights.size(); ++r) {
           if (!(std::isfinite(weights[r]) && weights[r] > 0.0)) {
-            fail(t, "positive finite weights, got " + show(weights[r]) + " for rank " +
-                        std::to_string(r));
+            throw InvalidParameter("weights", std::string(name(t)) + " needs positive finite weights, got " +
+                                                  show(weights[r]) + " for rank " + std::to_string(r));
           }
         }
       }

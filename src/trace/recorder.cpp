@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lb4mpi/techniques/chunk_calculator.hpp"
+#include "runtime/agreement.hpp"
 #include "runtime/clock.hpp"
 #include "trace/gather.hpp"
 #include "writers.hpp"
@@ -104,17 +105,16 @@ void Recorder::serve(double t0, double t1) {
   records_.push_back(r);
 }
 
-void Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode mode) {
+std::string Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode mode) {
   struct ClearAtExit {
     Recorder& r;
     ~ClearAtExit() { r.clear(); }
   } clear_at_exit{*this};
-  std::string trace_error;    // rank 0 could not write a trace file
-  std::string gather_failed;  // the records could not be gathered (every rank)
+  std::string error;  // this rank's: the gather (every rank), a trace file (rank 0), its CSV
   if (trace_) {
     std::vector<TraceRecord> all;
-    gather_failed = gather_records(comm, rank, records_, all);
-    if (rank == 0 && gather_failed.empty()) {
+    error = gather_records(comm, rank, records_, all);
+    if (rank == 0 && error.empty()) {
       int size = 0;
       MPI_Comm_size(comm, &size);
       try {
@@ -124,13 +124,25 @@ void Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode mode) {
         for (const TraceRecord& r : all) kept.push_back(Stored{r, technique, mode});
         write_trace(options_.trace, kept, size);
       } catch (const Error& e) {
-        trace_error = e.what();
+        error = e.what();
       }
     }
   }
-  if (iterations_) write_iterations(iterations_dir_, rank, technique, records_);
-  if (!gather_failed.empty()) throw Error(gather_failed);
-  if (!trace_error.empty()) throw Error(trace_error);
+  if (iterations_ && error.empty()) {
+    try {
+      write_iterations(iterations_dir_, rank, technique, records_);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  }
+  // Every rank learns the lowest failing rank's message (one allreduce when
+  // all went well), so no rank carries on alone.
+  try {
+    rt::agree(comm, error, 0);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
 }
 
 }  // namespace lb4mpi::trace

@@ -71,13 +71,21 @@ void print_us(std::FILE* f, long long ns) {
   std::fprintf(f, "%lld.%03lld", ns / 1000, ns % 1000);
 }
 
+// The error of a trace file that could not be written at the end of a loop,
+// with the system's reason (`err`: errno at the failure; 0 when unknown).
+[[noreturn]] void trace_write_failed(const std::string& path, int err) {
+  throw Error("lb4mpi: cannot write the trace file '" + path + "' (LB4MPI_TRACE): " +
+              (err != 0 ? std::strerror(err) : "write error"));
+}
+
 void write_json(const std::string& path, const std::vector<Stored>& all, int ranks) {
   TraceFile& tf = trace_files()[path];
   const bool fresh = tf.tail < 0;
   std::FILE* f = std::fopen(path.c_str(), fresh ? "w" : "r+");
   if (f == nullptr || (!fresh && std::fseek(f, tf.tail, SEEK_SET) != 0)) {
+    const int err = errno;
     if (f != nullptr) std::fclose(f);
-    throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+    trace_write_failed(path, err);
   }
   bool first = fresh;
   auto sep = [&] {
@@ -137,9 +145,11 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
   tf.tail = std::ftell(f);
   std::fprintf(f, "\n]}\n");
   const bool failed = std::ferror(f) != 0 || tf.tail < 0;
+  errno = 0;
   if (std::fclose(f) != 0 || failed) {
+    const int err = errno;
     tf = TraceFile{};  // start afresh next time
-    throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+    trace_write_failed(path, err);
   }
 }
 
@@ -157,7 +167,7 @@ const char* kind_name(std::int32_t kind) {
 void write_csv(const std::string& path, const std::vector<Stored>& all) {
   const bool first_write = !csv_written_before(path);
   std::FILE* f = std::fopen(path.c_str(), first_write ? "w" : "a");
-  if (f == nullptr) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  if (f == nullptr) trace_write_failed(path, errno);
   mark_csv_written(path);
   if (first_write) std::fprintf(f, "kind,rank,loop,step,technique,mode,start,size,t_request_s,t_begin_s,t_end_s\n");
   for (const Stored& s : all) {
@@ -167,7 +177,8 @@ void write_csv(const std::string& path, const std::vector<Stored>& all) {
                  static_cast<long long>(r.start), static_cast<long long>(r.size), r.t_request, r.t_begin, r.t_end);
   }
   const bool failed = std::ferror(f) != 0;
-  if (std::fclose(f) != 0 || failed) throw Error("lb4mpi: cannot write the trace file '" + path + "'");
+  errno = 0;
+  if (std::fclose(f) != 0 || failed) trace_write_failed(path, errno);
 }
 
 
@@ -239,8 +250,13 @@ void write_iterations(const std::string& dir, int rank, Technique technique, con
   std::filesystem::create_directories(dir, ec);
   const std::string path = dir + "/iterations_rank" + std::to_string(rank) + ".csv";
   const bool first_write = !csv_written_before(path);
+  const auto failed = [&path, rank](int err) {
+    return Error("lb4mpi: cannot write the iteration CSV '" + path + "' (LB4MPI_DIR_ID) on rank " +
+                 std::to_string(rank) + ": " + (err != 0 ? std::strerror(err) : "write error"));
+  };
+  errno = 0;
   std::ofstream out(path, first_write ? std::ios::trunc : std::ios::app);
-  if (!out) throw Error("lb4mpi: cannot write '" + path + "'");
+  if (!out) throw failed(errno);
   mark_csv_written(path);
   if (first_write) out << "loop,step,technique,start,size,t_begin_s,t_end_s\n";
   const std::size_t n = records_.size();
@@ -255,8 +271,9 @@ void write_iterations(const std::string& dir, int rank, Technique technique, con
     out << r.loop << ',' << r.step << ',' << name(technique) << ',' << r.start << ',' << r.size << ','
         << r.t_begin << ',' << end << '\n';
   }
+  errno = 0;
   out.flush();
-  if (!out) throw Error("lb4mpi: cannot write '" + path + "'");
+  if (!out) throw failed(errno);
 }
 
 }  // namespace lb4mpi::trace

@@ -1,7 +1,11 @@
 // Bad input: the same clear error on every rank, never a hang.
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <regex>
+#include <sstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -242,6 +246,141 @@ TEST(Errors, UnwritableOutputsFailBeforeAnyWork) {
     for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
   });
   EXPECT_EQ(not_run_once(local), 0);
+}
+
+// A value error names where the value came from (issue 20), and the same
+// message reaches every rank before any iteration runs.
+TEST(Errors, ValueErrorsNameTheirOrigin) {
+  Index ran = 0;
+  auto body = [&](Chunk c) { ran += c.size; };
+  setenv("LB4MPI_MIN_CHUNK", "-5", 1);
+  const Options min = Options::from_env();
+  unsetenv("LB4MPI_MIN_CHUNK");
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, min, body); },
+                               "min_chunk must be >= 1, got -5 (from LB4MPI_MIN_CHUNK=-5)");
+  setenv("LB4MPI_SIGMA", "0", 1);
+  Options fsc = Options::from_env();
+  unsetenv("LB4MPI_SIGMA");
+  fsc.technique = Technique::FSC;
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, fsc, body); },
+                               "FSC needs sigma > 0, got 0 (from LB4MPI_SIGMA=0)");
+  Options code;  // set in code: no origin to name
+  code.params.fiss_batches = 1;
+  code.technique = Technique::FISS;
+  expect_same_error_everywhere([&] { parallel_for(MPI_COMM_WORLD, 0, 100, code, body); },
+                               "FISS needs fiss_batches >= 2, got 1");
+  EXPECT_EQ(ran, 0) << "no iteration may run before the error";
+  // An int variable out of int's range is an error, not a truncated value.
+  setenv("LB4MPI_FISS_B", "4294967298", 1);
+  expect_same_error_everywhere([] { (void)Options::from_env(); }, "LB4MPI_FISS_B='4294967298' is out of range");
+  unsetenv("LB4MPI_FISS_B");
+}
+
+// docs/OPTIONS.md and the checks agree on every numeric range: each range in
+// the table's "values" column ("≥ 1", "> 0", "[0, 1]", "FSC: > 0; TAP, FAC:
+// ≥ 0") is probed at its bound through the row's variable, for the
+// techniques the row names (all when it names none).
+struct Probe {
+  std::string var;
+  std::vector<Technique> techniques;
+  std::string op;  // ">=", ">", "[]"
+  double lo = 0.0, hi = 0.0;
+};
+
+std::vector<Technique> techniques_named(const std::string& text) {
+  std::vector<Technique> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    try {
+      out.push_back(parse_technique(item));
+    } catch (const Error&) {
+      return {};
+    }
+  }
+  return out;
+}
+
+std::vector<Probe> documented_ranges() {
+  std::ifstream doc(LB4MPI_SOURCE_DIR "/docs/OPTIONS.md");
+  EXPECT_TRUE(doc.good()) << "cannot read docs/OPTIONS.md";
+  const std::regex row(R"(^\| `[a-z_.]+` \| `(LB4MPI_[A-Z_]+)` \| ([^|]*) \| ([^|]*) \|$)");
+  const std::regex range(R"((?:([A-Za-z0-9, -]+): )?(≥|>) (-?[0-9.]+)|\[(-?[0-9.]+), (-?[0-9.]+)\])");
+  std::vector<Probe> out;
+  std::string line;
+  while (std::getline(doc, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row)) continue;
+    const std::string values = m[2];
+    const std::string meaning = m[3];
+    const auto colon = meaning.find(':');
+    const std::vector<Technique> row_techniques =
+        colon == std::string::npos ? std::vector<Technique>{} : techniques_named(meaning.substr(0, colon));
+    for (auto it = std::sregex_iterator(values.begin(), values.end(), range); it != std::sregex_iterator(); ++it) {
+      const std::smatch& r = *it;
+      Probe p;
+      p.var = m[1];
+      p.techniques = r[1].matched ? techniques_named(r[1]) : row_techniques;
+      if (r[4].matched) {
+        p.op = "[]";
+        p.lo = std::stod(r[4]);
+        p.hi = std::stod(r[5]);
+      } else {
+        p.op = r[2] == "≥" ? ">=" : ">";
+        p.lo = std::stod(r[3]);
+      }
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+// Whether LB4MPI_<var>=value is accepted for technique t (N = 1000, P = 4).
+bool accepted(const std::string& var, double value, Technique t, std::string& why) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  setenv(var.c_str(), text, 1);
+  bool ok = true;
+  try {
+    Options o = Options::from_env();
+    o.technique = t;
+    o.validate(1000, 4);
+  } catch (const Error& e) {
+    ok = false;
+    why = e.what();
+  }
+  unsetenv(var.c_str());
+  return ok;
+}
+
+TEST(Errors, DocumentedRangesAreTheCheckedRanges) {
+  const std::vector<Probe> probes = documented_ranges();
+  ASSERT_GE(probes.size(), 9U) << "docs/OPTIONS.md: the table's ranges were not found";
+  for (const Probe& p : probes) {
+    std::vector<Technique> ts = p.techniques;
+    if (ts.empty()) {
+      for (const TechniqueInfo& ti : all_techniques()) ts.push_back(ti.technique);
+    }
+    for (Technique t : ts) {
+      const std::string where = p.var + " for " + std::string(name(t)) + " (docs: " + p.op + " " +
+                                std::to_string(p.lo) + ")";
+      std::string why;
+      // Integers (min chunk, FISS batches) step by 1, reals by a little.
+      const double below = p.lo == std::floor(p.lo) && p.lo >= 1.0 ? p.lo - 1.0 : p.lo - 1e-6;
+      EXPECT_FALSE(accepted(p.var, below, t, why)) << where << ": a value below the range is accepted";
+      EXPECT_NE(why.find(p.var + "="), std::string::npos) << where << ": the error does not name the variable: " << why;
+      if (p.op == ">=" || p.op == "[]") {
+        EXPECT_TRUE(accepted(p.var, p.lo, t, why)) << where << ": the bound is rejected: " << why;
+      } else {
+        EXPECT_FALSE(accepted(p.var, p.lo, t, why)) << where << ": the bound is accepted";
+        EXPECT_TRUE(accepted(p.var, p.lo + 1e-6, t, why)) << where << ": just above the bound is rejected: " << why;
+      }
+      if (p.op == "[]") {
+        EXPECT_TRUE(accepted(p.var, p.hi, t, why)) << where << ": the upper bound is rejected: " << why;
+        EXPECT_FALSE(accepted(p.var, p.hi + 1e-6, t, why)) << where << ": above the range is accepted";
+      }
+    }
+  }
 }
 
 }  // namespace

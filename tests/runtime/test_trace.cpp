@@ -724,6 +724,110 @@ TEST(Trace, UnwritablePathIsAnError) {
   EXPECT_EQ(ran, 0) << "no iteration may run before the error";
 }
 
+// An output that breaks during the loop (its folder replaced by a file, as
+// a folder removed or a disk gone would) is found when the loop ends: every
+// rank gets the same lb4mpi::OutputError naming the file, and the error
+// carries the complete report (issue 20: the result is never lost to a trace
+// error). `break_folder` is called by every rank on its first chunk.
+void break_folder(const std::string& folder) {
+  std::error_code ec;
+  fs::remove_all(folder, ec);
+  std::ofstream(folder) << "not a folder\n";
+}
+
+struct Broken {
+  std::string message;       // this rank's OutputError, "" if none
+  std::vector<Report> reports;
+  Index executed = 0;        // iterations executed, summed over ranks
+  Index not_once = 0;        // iterations executed never or more than once
+};
+
+template <class Run>
+Broken run_breaking(const std::string& folder, Index n, int loops, Run&& run) {
+  std::vector<std::int32_t> local(static_cast<std::size_t>(n) * static_cast<std::size_t>(loops), 0);
+  bool broken = false;
+  Broken out;
+  try {
+    run([&](int loop, Chunk c) {
+      if (!broken) {
+        break_folder(folder);
+        broken = true;
+      }
+      for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(loop * n + i)];
+    });
+    ADD_FAILURE() << "rank " << world_rank() << ": no OutputError";
+  } catch (const OutputError& e) {
+    out.message = e.what();
+    out.reports = e.reports();
+  } catch (const Error& e) {
+    ADD_FAILURE() << "rank " << world_rank() << ": an Error but not an OutputError: " << e.what();
+  }
+  std::vector<std::int32_t> all(local.size());
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(all.size()), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  for (auto v : all) {
+    out.executed += v;
+    if (v != 1) ++out.not_once;
+  }
+  return out;
+}
+
+/// The message is the same on every rank.
+void expect_same_everywhere(const std::string& message) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : message) h = (h ^ c) * 1099511628211ULL;
+  std::uint64_t lo = 0, hi = 0;
+  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, hi) << "rank " << world_rank() << " has another message: '" << message << "'";
+}
+
+TEST(Trace, OutputThatBreaksDuringTheLoopIsAnErrorOnEveryRankWithTheReport) {
+  const std::string folder = shared_temp_path("breaks");
+  if (world_rank() == 0) fs::create_directories(folder);
+  MPI_Barrier(MPI_COMM_WORLD);
+  Options opt;
+  opt.technique = Technique::FAC2;
+  opt.trace = folder + "/trace.json";
+  const Index n = 2000;
+  const Broken b = run_breaking(folder, n, 1, [&](auto&& body) {
+    parallel_for(MPI_COMM_WORLD, 0, n, opt, [&](Chunk c) { body(0, c); });
+  });
+  EXPECT_EQ(b.executed, n);
+  EXPECT_EQ(b.not_once, 0) << "iterations run other than once";
+  EXPECT_NE(b.message.find(opt.trace), std::string::npos) << b.message;
+  EXPECT_NE(b.message.find("LB4MPI_TRACE"), std::string::npos) << b.message;
+  expect_same_everywhere(b.message);
+  ASSERT_EQ(b.reports.size(), 1U);
+  EXPECT_EQ(b.reports[0].iterations(), n) << "the report must be complete";
+  EXPECT_EQ(b.reports[0].ranks.size(), static_cast<std::size_t>(world_size()));
+  remove_on_rank0({folder});
+}
+
+TEST(Trace, IterationCsvThatBreaksInALoopSetKeepsEveryLoopsReport) {
+  const std::string folder = shared_temp_path("breaks_csv");
+  Options a;
+  a.technique = Technique::GSS;
+  a.iterations_info = true;
+  a.iterations_dir = folder;
+  Options b = a;
+  b.technique = Technique::SS;
+  b.mode = Mode::Distributed;
+  const Index n = 1500;
+  const Broken r = run_breaking(folder, n, 2, [&](auto&& body) {
+    run_loops(MPI_COMM_WORLD, {{0, n, a}, {0, n, b}},
+              {[&](Chunk c) { body(0, c); }, [&](Chunk c) { body(1, c); }}, true);
+  });
+  EXPECT_EQ(r.executed, 2 * n);
+  EXPECT_EQ(r.not_once, 0) << "iterations run other than once";
+  EXPECT_NE(r.message.find("iteration CSV"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find(folder), std::string::npos) << r.message;
+  expect_same_everywhere(r.message);
+  ASSERT_EQ(r.reports.size(), 2U);
+  EXPECT_EQ(r.reports[0].iterations(), n);
+  EXPECT_EQ(r.reports[1].iterations(), n);
+  remove_on_rank0({folder});
+}
+
 // Every execution is stamped from one process-wide origin, so the chunks of
 // time step 1 follow those of time step 0 on each rank's track (overlapping
 // "X" events on one thread would break the trace-event format).

@@ -73,11 +73,12 @@ class Recorder final : public rt::ChunkObserver {
   void piece(double t_begin, double t_end) override;
   void serve(double t0, double t1) override;
   /// Collective: gathers the records at rank 0, which appends them to the
-  /// trace files; every rank writes its iteration CSV when asked to. Errors:
-  /// the gather cannot hold the records (every rank throws), rank 0 cannot
-  /// write a trace file (rank 0 throws), a rank cannot write its iteration
-  /// CSV (that rank throws); the collective part always completes first.
-  void flush(MPI_Comm comm, int rank, Technique technique, Mode mode);
+  /// trace files; every rank writes its iteration CSV when asked to. Returns
+  /// "" or, on every rank alike, why an output could not be written (the
+  /// records do not fit one gather, rank 0 cannot write a trace file, a rank
+  /// cannot write its iteration CSV: the lowest such rank's message). Never
+  /// throws for these, so the caller still gets the loop's report out.
+  [[nodiscard]] std::string flush(MPI_Comm comm, int rank, Technique technique, Mode mode);
 
   [[nodiscard]] const std::vector<TraceRecord>& records() const { return records_; }
   void clear() {

@@ -2,6 +2,8 @@
 // used for its Table 2 (N = 1000, P = 4). Pure C++, no MPI.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "lb4mpi/techniques/technique.hpp"
@@ -13,6 +15,18 @@ namespace lb4mpi {
 enum class RndBounds : std::uint8_t {
   Unit,      ///< [1, N/P]            (`001` Eq. 12, the default)
   Paper004,  ///< [N/(100P), N/(2P)]  (`004` and the original RND proposal)
+};
+
+/// A technique parameter outside its valid range. field() is the member's
+/// name ("min_chunk", "sigma", ...), so a front end can say where the value
+/// came from (an LB4MPI_* variable, a flag, a C API argument).
+class InvalidParameter : public Error {
+ public:
+  InvalidParameter(std::string field, const std::string& what) : Error(what), field_(std::move(field)) {}
+  [[nodiscard]] const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
 };
 
 struct TechniqueParams {
@@ -30,8 +44,8 @@ struct TechniqueParams {
   std::vector<double> weights;  ///< WF (and AWF's start): one positive weight per rank; empty = all 1
 
   /// Throws lb4mpi::Error saying what is wrong (e.g. "FISS needs
-  /// fiss_batches >= 2, got 1"). Only the parameters `t` uses are checked,
-  /// plus N >= 0, P >= 1 and the chunk bounds.
+  /// fiss_batches >= 2, got 1"); InvalidParameter for a parameter. Only the
+  /// parameters `t` uses are checked, plus N >= 0, P >= 1 and the chunk bounds.
   void validate(Technique t, Index n, int p) const;
 };
 
