@@ -170,6 +170,9 @@ def main():
     ap.add_argument("--expect-checksum", default=None)
     ap.add_argument("--expect-technique", default=None, help="technique the summaries must name")
     ap.add_argument("--expect-png", default=None, help="a PNG file the runs must leave behind")
+    ap.add_argument("--expect-summary", action="store_true",
+                    help="a failing run (--expect-exit) must still print its one JSON summary first "
+                         "(an output error at the end of the loop must not cost the result)")
     ap.add_argument("app_args", nargs="*")
     a = ap.parse_args()
 
@@ -201,7 +204,14 @@ def main():
                           f"stderr:\n{p.stderr}")
             continue
         if a.expect_exit != 0:
-            if lines:
+            if a.expect_summary:
+                if len(lines) != 1:
+                    errors.append(f"{where}: {len(lines)} JSON lines on stdout, expected 1:\n{p.stdout}")
+                else:
+                    s = json.loads(lines[0])
+                    check_summary(s, np, technique or a.expect_technique, mode, errors, where)
+                    checksums[run] = s.get("checksum")
+            elif lines:
                 errors.append(f"{where}: a failing run printed a summary")
             if a.expect_stderr and not re.search(a.expect_stderr, p.stderr):
                 errors.append(f"{where}: stderr does not match {a.expect_stderr!r}:\n{p.stderr}")
