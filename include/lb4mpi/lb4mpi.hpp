@@ -10,10 +10,12 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "lb4mpi/options.hpp"
 #include "lb4mpi/report.hpp"
@@ -82,5 +84,14 @@ Report parallel_for(MPI_Comm comm, Index first, Index last, const Options& optio
 /// applications and other front ends (the C API) that check their own
 /// arguments collectively.
 void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint, const std::string& mismatch = {});
+/// The same, and when the fingerprints differ, the error names the first
+/// rank that differs from rank 0, the first field that differs and both
+/// values: "lb4mpi: the ranks disagree on <subject>: minChunk 2 on rank 3, 1
+/// on rank 0; ...". `describe` gives (name, value as text) of everything the
+/// fingerprint covers, in the same order on every rank; it is called
+/// (collectively) only when the fingerprints differ.
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint,
+           const std::function<std::vector<std::pair<std::string, std::string>>()>& describe,
+           const std::string& subject);
 
 }  // namespace lb4mpi

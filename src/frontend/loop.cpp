@@ -60,4 +60,10 @@ void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint, c
   rt::agree(comm, error, fingerprint, mismatch);
 }
 
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint,
+           const std::function<std::vector<std::pair<std::string, std::string>>()>& describe,
+           const std::string& subject) {
+  rt::agree(comm, error, fingerprint, describe, subject);
+}
+
 }  // namespace lb4mpi

@@ -10,7 +10,7 @@ namespace lb4mpi::rt {
 
 namespace {
 
-constexpr const char* kSameArguments = "every rank must start a loop with the same arguments";
+constexpr const char* kSameArguments = "every rank must pass the same arguments";
 const std::string kMismatch = std::string(
                                   "lb4mpi: the ranks disagree on the loop (range, technique, mode or parameters "
                                   "differ between ranks); ") +
@@ -27,7 +27,7 @@ std::string broadcast(MPI_Comm comm, int root, const std::string& text) {
 }
 
 // Collective, after the hashes differed: who differs from rank 0, in what.
-std::string who_and_what(MPI_Comm comm, const Fields& fields) {
+std::string who_and_what(MPI_Comm comm, const Fields& fields, const std::string& subject) {
   int size = 0;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   // Every rank's field count and per-field hashes (a count that differs
@@ -46,7 +46,7 @@ std::string who_and_what(MPI_Comm comm, const Fields& fields) {
       if (all[static_cast<std::size_t>(r) * k + f] == all[f]) continue;
       const std::string theirs = broadcast(comm, r, fields[f].second);
       const std::string ours = broadcast(comm, 0, fields[f].second);
-      return "lb4mpi: the ranks disagree on the loop: " + fields[f].first + " " + theirs + " on rank " +
+      return "lb4mpi: the ranks disagree on " + subject + ": " + fields[f].first + " " + theirs + " on rank " +
              std::to_string(r) + ", " + ours + " on rank 0; " + kSameArguments;
     }
   }
@@ -55,14 +55,15 @@ std::string who_and_what(MPI_Comm comm, const Fields& fields) {
 
 }  // namespace
 
-void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::function<Fields()>& describe) {
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::function<Fields()>& describe,
+           const std::string& subject) {
   try {
     agree(comm, error, hash);
   } catch (const Error& e) {
     // The generic mismatch, on every rank alike (agree's message is the
     // same everywhere): now name who and what, collectively.
     if (!describe || e.what() != kMismatch) throw;
-    const std::string detail = who_and_what(comm, describe());
+    const std::string detail = who_and_what(comm, describe(), subject);
     if (detail.empty()) throw;
     throw Error(detail);
   }

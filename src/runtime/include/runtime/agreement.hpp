@@ -25,10 +25,12 @@ void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const st
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
 /// agree(), and when the hashes differ, the error names the first rank that
-/// differs from rank 0, the first field that differs and both values
-/// ("range [0, 1001) on rank 1, [0, 1000) on rank 0"). `describe` is called
-/// on every rank only then (it costs more than the hash).
-void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::function<Fields()>& describe);
+/// differs from rank 0, the first field that differs and both values ("the
+/// ranks disagree on <subject>: range [0, 1001) on rank 1, [0, 1000) on rank
+/// 0"). `describe` is called on every rank only then (it costs more than
+/// the hash).
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::function<Fields()>& describe,
+           const std::string& subject = "the loop");
 
 /// The hash agree() compares.
 using Hasher = Fingerprint;
