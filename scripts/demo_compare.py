@@ -2,10 +2,13 @@
 """The main demo: Mandelbrot on 4 ranks with a few techniques, side by side.
 
 Runs lb4mpi-mandelbrot once per technique, reads the JSON summary each run
-prints, and shows T_par, the load imbalance (max/mean - 1 of the per-rank
-finish times), the chunks and the checksum (identical for every technique).
-Then it traces one run and draws the schedule (Gantt chart) and the chunk
-sizes of three techniques.
+prints, and shows T_par, how balanced the work was (percent imbalance of the
+ranks' busy time: max/mean - 1 of the seconds each rank spent executing
+iterations), how much of the ranks' time went to scheduling (waiting for
+chunks, or serving them on the coordinator), the chunks and the checksum
+(identical for every technique); then, for FAC2, where each rank's time went.
+The figures are defined in docs/METRICS.md. Then it traces one run and draws
+the schedule (Gantt chart) and the chunk sizes of three techniques.
 
   demo_compare.py BUILD_DIR OUT_DIR [--ranks 4] [--width 384] [--threshold 2000]
 """
@@ -33,6 +36,19 @@ def summary_of(out):
     sys.exit("demo: no JSON summary in the output")
 
 
+def print_breakdown(s):
+    """Where each rank's time went (% of T_par): busy + waiting + serving + idle = 100."""
+    t = s["t_par_s"]
+    if t <= 0:
+        return
+    print(f"\n{s['technique']}, where each rank's time went (% of T_par = {t:.3f} s):")
+    print(f"{'rank':>6} {'busy':>7} {'waiting':>8} {'serving':>8} {'idle':>7}")
+    for r, (busy, wait, serve, idle) in enumerate(zip(s["work_time_per_rank"], s["waiting_time_per_rank"],
+                                                       s["serve_time_per_rank"], s["idle_time_per_rank"])):
+        print(f"{r:>6} {100 * busy / t:>6.1f}% {100 * wait / t:>7.1f}% {100 * serve / t:>7.1f}% "
+              f"{100 * idle / t:>6.1f}%")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -49,16 +65,25 @@ def main():
 
     print(f"Mandelbrot z^4 + c, {a.width} x {a.width} = {a.width * a.width} iterations, "
           f"conversion threshold {a.threshold}, {a.ranks} ranks, centralized (master-worker)\n")
-    header = f"{'technique':<10} {'T_par [s]':>10} {'imbalance':>10} {'chunks':>8} {'iterations per rank':<34} checksum"
+    header = (f"{'technique':<10} {'T_par [s]':>10} {'imbalance':>10} {'scheduling':>10} {'chunks':>8} "
+              f"{'iterations per rank':<34} checksum")
     print(header)
     print("-" * len(header))
     checksums = set()
+    summaries = {}
     for t in a.techniques.split(","):
         s = summary_of(run(base + ["--technique", t]))
+        summaries[t] = s
         checksums.add(s["checksum"])
         per_rank = ",".join(str(x) for x in s["iterations_per_rank"])
-        print(f"{s['technique']:<10} {s['t_par_s']:>10.3f} {s['load_imbalance_pct']:>9.1f}% {s['chunks']:>8} "
-              f"{per_rank:<34} {s['checksum']}")
+        print(f"{s['technique']:<10} {s['t_par_s']:>10.3f} {s['busy_imbalance_pct']:>9.1f}% "
+              f"{s['scheduling_pct']:>9.1f}% {s['chunks']:>8} {per_rank:<34} {s['checksum']}")
+    print("\nimbalance:  max/mean - 1 of the ranks' busy time (seconds executing iterations);"
+          "\n            0 % only when every rank computed equally long")
+    print("scheduling: share of all ranks' time (P x T_par) spent waiting for chunks or, on the"
+          "\n            coordinator, serving them; the rest of it is busy or idle at the end")
+    if "FAC2" in summaries:
+        print_breakdown(summaries["FAC2"])
     print(f"\nchecksums agree across techniques: {'yes' if len(checksums) == 1 else 'NO'}")
     if len(checksums) != 1:
         sys.exit(1)

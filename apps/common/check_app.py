@@ -51,6 +51,51 @@ def check_idle(idle, t_par, errors, where):
             errors.append(f"{where}: idle_time_per_rank[{r}] = {x} outside [0, t_par_s = {t_par}]")
 
 
+BALANCE = ("busy_imbalance_pct", "busy_cov", "finish_imbalance_pct", "finish_cov", "busy_pct",
+           "scheduling_pct", "idle_pct")
+
+
+def check_balance(s, np, errors, where):
+    """The balance figures of a single-loop summary (apps/common/summary.hpp,
+    docs/METRICS.md), where present: per execution, waiting = overhead -
+    serve_time per rank; busy_imbalance_pct and busy_cov recomputed from the
+    busy (work) times; busy + scheduling + idle = 100 % of P x T_par; a run in
+    which some rank waited or served cannot report 0 % scheduling; the
+    top-level figures are the means over the executions."""
+    steps = [st for st in s.get("steps", []) if "busy_imbalance_pct" in st]
+    if "busy_imbalance_pct" not in s or not steps:
+        return
+    for k, st in enumerate(steps):
+        w = f"{where}: step {k}"
+        missing = [f for f in BALANCE + ("waiting_time_per_rank", "serve_time_per_rank") if f not in st]
+        if missing:
+            errors.append(f"{w}: no {', '.join(missing)}")
+            continue
+        busy, wait, serve = st["work_time_per_rank"], st["waiting_time_per_rank"], st["serve_time_per_rank"]
+        if not (len(busy) == len(wait) == len(serve) == np):
+            errors.append(f"{w}: busy/waiting/serving lists are not {np} long")
+            continue
+        for r in range(np):
+            want = max(0.0, st["overhead_per_rank"][r] - serve[r])
+            if abs(wait[r] - want) > 1e-9 + 1e-9 * abs(want):
+                errors.append(f"{w}: waiting_time_per_rank[{r}] = {wait[r]}, overhead - serve_time = {want}")
+        mean = sum(busy) / np
+        imb = (max(busy) / mean - 1) * 100 if mean > 0 else 0.0
+        cov = (sum((x - mean) ** 2 for x in busy) / np) ** 0.5 / mean if mean > 0 and np > 1 else 0.0
+        for name, want in (("busy_imbalance_pct", imb), ("busy_cov", cov)):
+            if abs(st[name] - want) > 1e-6 * max(1.0, abs(want)):
+                errors.append(f"{w}: {name} = {st[name]}, recomputed {want}")
+        total = st["busy_pct"] + st["scheduling_pct"] + st["idle_pct"]
+        if st.get("t_par_s", 0) > 0 and abs(total - 100.0) > 0.5:
+            errors.append(f"{w}: busy + scheduling + idle = {total} %, not 100 %")
+        if st["scheduling_pct"] <= 0 and any(x > 0 for x in wait + serve):
+            errors.append(f"{w}: ranks waited or served, but scheduling_pct = {st['scheduling_pct']}")
+    for name in BALANCE:
+        want = sum(st[name] for st in steps) / len(steps)
+        if abs(s[name] - want) > 1e-6 * max(1.0, abs(want)):
+            errors.append(f"{where}: {name} = {s[name]}, the mean over the executions is {want}")
+
+
 def check_summary(s, np, technique, mode, errors, where):
     for key, kind in REQUIRED.items():
         if key not in s:
@@ -90,6 +135,7 @@ def check_summary(s, np, technique, mode, errors, where):
             check_idle(idle, step.get("t_par_s", 0.0), errors, f"{where}: step {k}")
     if s["t_par_s"] < 0:
         errors.append(f"{where}: negative t_par_s")
+    check_balance(s, np, errors, where)
 
 
 LOOP_REQUIRED = {

@@ -151,6 +151,7 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
   double t_par = 0.0, imbalance = 0.0, cov = 0.0;
   Index chunks = 0;
   json jsteps = json::array();
+  std::vector<Balance> balances;  // one per loop and step
   for (std::size_t s = 0; s < ns; ++s) {
     const MultiStep& st = run.steps[s];
     std::vector<Index> it(p, 0);
@@ -175,10 +176,13 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
       step_sum += mix_result(l, st.checksums.at(l));
       imbalance += r.load_imbalance_percent();
       cov += r.finish_cov();
-      jl.push_back({{"t_par_s", r.t_par},
+      json jloop = {{"t_par_s", r.t_par},
                     {"checksum", hex64(st.checksums.at(l))},
                     {"chunks", r.chunks()},
-                    {"load_imbalance_pct", r.load_imbalance_percent()}});
+                    {"load_imbalance_pct", r.load_imbalance_percent()}};
+      balances.push_back(balance_of(r));
+      put_balance(jloop, balances.back());  // docs/METRICS.md
+      jl.push_back(std::move(jloop));
     }
     for (std::size_t k = 0; k < p; ++k) {
       iterations[k] += it[k];
@@ -259,6 +263,7 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
   j["work_time_per_rank"] = work;
   j["overhead_per_rank"] = overhead;
   j["idle_time_per_rank"] = idle_total;
+  put_balance(j, mean_balance(balances));  // means over the loops and steps
   j["async"] = run.asynchronous;
   j["targeted"] = run.targeted;
   j["time_steps"] = ns;

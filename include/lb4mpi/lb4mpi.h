@@ -24,6 +24,8 @@
 
 #include <mpi.h>
 
+#include "lb4mpi/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -73,12 +75,12 @@ typedef struct infoDLS {
  * handle. When it was never called, the environment variable LB4MPI_MODE
  * (read by DLS_Parameters_Setup) decides, else CENTRALIZED. An invalid mode
  * is reported by the next collective call. */
-void Configure_Chunk_Calculation_Mode(int mode);
+LB4MPI_API void Configure_Chunk_Calculation_Mode(int mode);
 
 /* lb4mpi extension: the mode (CENTRALIZED, DECENTRALIZED or
  * DECENTRALIZED_RMA) of the loop(s) last started with this handle, -1 when
  * none was started yet. */
-int LB4MPI_Chunk_Calculation_Mode(infoDLS* info);
+LB4MPI_API int LB4MPI_Chunk_Calculation_Mode(infoDLS* info);
 
 /* Collective over icomm; numProcs must equal its size on every rank.
  * requestWhen / breakAfter < 0 select LB4MPI_REQUEST_WHEN / LB4MPI_BREAK_AFTER
@@ -86,27 +88,27 @@ int LB4MPI_Chunk_Calculation_Mode(infoDLS* info);
  * h_overhead and sigma feed FSC. nKNL in 0..numProcs: when > 0, the last nKNL
  * ranks get the relative speed KNL_speed and ranks 0 .. numProcs-nKNL-1
  * Xeon_speed, as WF weights (as LB4MPI). */
-void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int requestWhen, int breakAfter,
-                          int minChunk, double h_overhead, double sigma, int nKNL, double Xeon_speed,
-                          double KNL_speed);
+LB4MPI_API void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int requestWhen, int breakAfter,
+                                     int minChunk, double h_overhead, double sigma, int nKNL, double Xeon_speed,
+                                     double KNL_speed);
 
 /* One loop at a time. DLS_StartLoop and DLS_EndLoop are collective. The
  * handle keeps the loop between DLS_EndLoop and the next DLS_StartLoop: with
  * the same method and mode, the next call is the loop's next time step, and
  * adaptive techniques (AWF, AWF-B..E) keep what they learned. lastIter =
  * firstIter - 1 is an empty loop; lastIter < firstIter - 1 is an error. */
-void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method);
-int DLS_Terminated(infoDLS* info);
-void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize);
-void DLS_EndChunk(infoDLS* info);
-void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime);
+LB4MPI_API void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method);
+LB4MPI_API int DLS_Terminated(infoDLS* info);
+LB4MPI_API void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize);
+LB4MPI_API void DLS_EndChunk(infoDLS* info);
+LB4MPI_API void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime);
 
 /* `003` Listing 2.1 calls DLS_EndChunk(&info, &nIter, &workTime). That form
  * compiles too (in C through the macro below, in C++ through an overload) and
  * does what DLS_EndChunk(&info) does; nIter and workTime are left unchanged
  * (DLS_EndLoop sets them). Define LB4MPI_NO_ENDCHUNK_MACRO to keep
  * DLS_EndChunk a plain function in C. */
-void LB4MPI_EndChunk3(infoDLS* info, int* nIter, double* workTime);
+LB4MPI_API void LB4MPI_EndChunk3(infoDLS* info, int* nIter, double* workTime);
 
 /* Several loops in flight at once (`003` §4.1, Listing 4.3):
  *   DLS_NumLoops(&info, n);                 before DLS_Parameters_Setup
@@ -124,15 +126,15 @@ void LB4MPI_EndChunk3(infoDLS* info, int* nIter, double* workTime);
  * after it, n applies to the handle's next DLS_StartMLoops. The handle keeps
  * the loops between DLS_EndMLoops and the next DLS_StartMLoops with the same
  * methods and mode (their next time step). */
-void DLS_NumLoops(infoDLS* info, int n);
-void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths);
-int DLS_MTerminated(infoDLS* info);
-void DLS_TargetLoop(infoDLS* info, int loop);
-void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime);
+LB4MPI_API void DLS_NumLoops(infoDLS* info, int n);
+LB4MPI_API void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths);
+LB4MPI_API int DLS_MTerminated(infoDLS* info);
+LB4MPI_API void DLS_TargetLoop(infoDLS* info, int loop);
+LB4MPI_API void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime);
 
 /* Collective: releases what the handle holds (the library's communicator
  * and, in DECENTRALIZED_RMA mode, the loop's window). */
-void DLS_Finalize(infoDLS* info);
+LB4MPI_API void DLS_Finalize(infoDLS* info);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@ struct LoopState;  // the runtime behind a Loop
 /// (adaptive techniques keep what they learned, AWF updates its weights).
 /// One Loop at a time may be in flight on a communicator (until next()
 /// returns no chunk); loops in flight together belong in a lb4mpi::LoopSet.
-class Loop {
+class LB4MPI_API Loop {
  public:
   Loop(MPI_Comm comm, Index first, Index last, const Options& options);
   ~Loop();
@@ -83,15 +83,15 @@ Report parallel_for(MPI_Comm comm, Index first, Index last, const Options& optio
 /// all is well. What lb4mpi itself does at every loop start; for
 /// applications and other front ends (the C API) that check their own
 /// arguments collectively.
-void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint, const std::string& mismatch = {});
+LB4MPI_API void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint, const std::string& mismatch = {});
 /// The same, and when the fingerprints differ, the error names the first
 /// rank that differs from rank 0, the first field that differs and both
 /// values: "lb4mpi: the ranks disagree on <subject>: minChunk 2 on rank 3, 1
 /// on rank 0; ...". `describe` gives (name, value as text) of everything the
 /// fingerprint covers, in the same order on every rank; it is called
 /// (collectively) only when the fingerprints differ.
-void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint,
-           const std::function<std::vector<std::pair<std::string, std::string>>()>& describe,
-           const std::string& subject);
+LB4MPI_API void agree(MPI_Comm comm, const std::string& error, std::uint64_t fingerprint,
+                      const std::function<std::vector<std::pair<std::string, std::string>>()>& describe,
+                      const std::string& subject);
 
 }  // namespace lb4mpi

@@ -52,7 +52,7 @@ struct LoopSpec {
   Options options;
 };
 
-class LoopSet {
+class LB4MPI_API LoopSet {
  public:
   /// Collective over `comm`; bad input throws lb4mpi::Error on every rank.
   LoopSet(MPI_Comm comm, const std::vector<LoopSpec>& loops);
@@ -86,7 +86,7 @@ class LoopSet {
 /// One-call form. `asynchronous`: all loops in flight together, one
 /// synchronization at the end; otherwise each loop runs to its end (and
 /// synchronizes) before the next starts. bodies[l] receives loop l's chunks.
-std::vector<Report> run_loops(MPI_Comm comm, const std::vector<LoopSpec>& loops,
-                              const std::vector<std::function<void(Chunk)>>& bodies, bool asynchronous = true);
+LB4MPI_API std::vector<Report> run_loops(MPI_Comm comm, const std::vector<LoopSpec>& loops,
+                                         const std::vector<std::function<void(Chunk)>>& bodies, bool asynchronous = true);
 
 }  // namespace lb4mpi

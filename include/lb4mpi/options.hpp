@@ -19,11 +19,11 @@ enum class Mode : std::uint8_t {
   Distributed,     ///< DCA, two-sided: the coordinator only serializes the assignment
   DistributedRMA,  ///< DCA, MPI-3 one-sided: assignment by atomics on the coordinator's window
 };
-std::string_view name(Mode m);
+LB4MPI_API std::string_view name(Mode m);
 /// "centralized"|"cca", "distributed"|"dca", "distributed-rma"|"dca-rma" (case-insensitive).
-Mode parse_mode(std::string_view text);
+LB4MPI_API Mode parse_mode(std::string_view text);
 
-struct Options {
+struct LB4MPI_API Options {
   Technique technique = Technique::FAC2;
   Mode mode = Mode::Centralized;
   TechniqueParams params;

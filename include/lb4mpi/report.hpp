@@ -10,7 +10,7 @@
 
 namespace lb4mpi {
 
-struct RankReport {
+struct LB4MPI_API RankReport {
   Index iterations = 0;      ///< iterations this rank executed
   Index chunks = 0;          ///< chunks it received (the coordinator's own included)
   /// Chunk sizes this rank calculated: in CCA the coordinator calculates
@@ -36,7 +36,7 @@ struct RankReport {
   [[nodiscard]] double idle_time(double t_par) const;
 };
 
-struct Report {
+struct LB4MPI_API Report {
   Technique technique = Technique::FAC2;
   Mode mode = Mode::Centralized;
   Index first = 0;
@@ -70,7 +70,7 @@ struct Report {
 /// every rank alike (the message of the lowest rank that failed, naming the
 /// file and the reason), after every loop's report was gathered: the
 /// computed results and the reports are not lost to an I/O error.
-class OutputError : public Error {
+class LB4MPI_API OutputError : public Error {
  public:
   OutputError(const std::string& what, std::vector<Report> reports)
       : Error(what), reports_(std::move(reports)) {}

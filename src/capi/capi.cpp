@@ -14,6 +14,8 @@
 //    DLS_TargetLoop, a runtime failure inside a loop): print the message and
 //    MPI_Abort(comm, 2) — the other ranks may be waiting for this one, so
 //    nothing collective is safe any more.
+// Both go through abort_job / exit_together, which call the internal error
+// hook first (error_hook.hpp): how the fuzz target makes them throw instead.
 #include "lb4mpi/lb4mpi.h"
 
 #include <algorithm>
@@ -22,14 +24,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "error_hook.hpp"
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
 #include "methods.hpp"
@@ -141,6 +146,7 @@ void print_error(const std::string& msg) {
 
 // Misuse only this rank knows of: end the whole job.
 [[noreturn]] void abort_job(MPI_Comm comm, const std::string& msg) {
+  if (const lb4mpi::capi::ErrorHook hook = lb4mpi::capi::error_hook()) hook(msg);  // may throw
   print_error(msg);
   int initialized = 0;
   int finalized = 0;
@@ -159,6 +165,7 @@ void print_error(const std::string& msg) {
 // Every rank of st->comm reports the same error at the same call: release
 // this handle's loops (collective, every rank is here), finalize, exit 2.
 [[noreturn]] void exit_together(CState* st, const std::string& msg) {
+  if (const lb4mpi::capi::ErrorHook hook = lb4mpi::capi::error_hook()) hook(msg);  // may throw
   print_error(msg);
   int world = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
@@ -180,17 +187,31 @@ void check(CState* st, int rc, const char* what) {
 using Hasher = lb4mpi::Fingerprint;
 
 // Collective over st->comm: `error` is this rank's validation result (empty:
-// fine), `hash` covers the arguments that must be equal on every rank. Returns
-// only when every rank is fine and the hashes agree; otherwise every rank
-// prints the same message and exits 2 (exit_together).
+// fine), `hash` covers the arguments that must be equal on every rank, and
+// `describe` names them with their values ("minChunk", "2"), in hash order.
+// Returns only when every rank is fine and the hashes agree; otherwise every
+// rank prints the same message and exits 2 (exit_together): the lowest
+// failing rank's error, or "the ranks disagree on the arguments of <fn>:
+// minChunk 2 on rank 3, 1 on rank 0; ...".
+using Fields = std::vector<std::pair<std::string, std::string>>;
 void agree(CState* st, const std::string& fn, const std::string& error, std::uint64_t hash,
-           const std::string& what_must_match) {
+           const std::function<Fields()>& describe = {}) {
   try {
-    lb4mpi::agree(st->comm, error, hash,
-                          "lb4mpi: " + fn + ": the ranks passed different " + what_must_match +
-                              "; every rank of the communicator must pass the same values");
+    lb4mpi::agree(st->comm, error, hash, describe, "the arguments of " + fn);
   } catch (const Error& e) {
     exit_together(st, e.what());
+  }
+}
+
+// A value as the "ranks disagree" message shows it.
+template <class T>
+std::string shown(const T& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+  } else {
+    return std::to_string(v);
   }
 }
 
@@ -258,6 +279,8 @@ std::string check_loop(const CState* st, int firstIter, int lastIter, int method
   opt.technique = t;
   try {
     opt.params.validate(t, n, st->size);
+  } catch (const lb4mpi::InvalidParameter& e) {
+    return which + opt.explain(e);  // names the argument or variable the value came from
   } catch (const Error& e) {
     return which + e.what();
   }
@@ -287,9 +310,14 @@ Options setup_options(int size, int rank, int numProcs, int requestWhen, int bre
   // value (LB4MPI_REQUEST_WHEN, ...) or lb4mpi's default.
   if (requestWhen >= 0) o.request_when = requestWhen;
   if (breakAfter >= 0) o.break_after = breakAfter;
-  if (minChunk > 0) o.params.min_chunk = minChunk;
+  if (minChunk > 0) {
+    o.params.min_chunk = minChunk;
+    o.origin["min_chunk"] = "DLS_Parameters_Setup minChunk=" + std::to_string(minChunk);
+  }
   o.params.h = h_overhead;
   o.params.sigma = sigma;
+  o.origin["h"] = "DLS_Parameters_Setup h_overhead=" + std::to_string(h_overhead);
+  o.origin["sigma"] = "DLS_Parameters_Setup sigma=" + std::to_string(sigma);
   if (nKNL < 0 || nKNL > size) {
     throw Error("nKNL must be in 0.." + std::to_string(size) + " (the number of KNL ranks), got " +
                 std::to_string(nKNL));
@@ -309,13 +337,30 @@ Options setup_options(int size, int rank, int numProcs, int requestWhen, int bre
     o.params.weights.assign(static_cast<std::size_t>(size), Xeon_speed);
     for (int r = size - nKNL; r < size; ++r)
       o.params.weights[static_cast<std::size_t>(r)] = KNL_speed;
+    o.origin["weights"] = "DLS_Parameters_Setup nKNL, Xeon_speed, KNL_speed";
   }
   // What the runtime would refuse at the first loop, refused here already.
   o.validate(size);
   if (o.params.min_chunk < 1) {
-    throw Error("LB4MPI_MIN_CHUNK must be >= 1, got " + std::to_string(o.params.min_chunk));
+    throw Error("min_chunk must be >= 1, got " + std::to_string(o.params.min_chunk) + " (from " +
+                o.origin["min_chunk"] + ")");
   }
   return o;
+}
+
+// finish()'s reports, also when an output file could not be written at the
+// end (lb4mpi::OutputError, the same on every rank): the loop completed, so
+// every rank prints the error and DLS_EndLoop / DLS_EndMLoops still return
+// the figures — a C program's results are never lost to a trace error.
+template <class Finish>
+std::vector<lb4mpi::Report> finish_keeping_report(const CState* st, Finish&& finish) {
+  try {
+    return finish();
+  } catch (const lb4mpi::OutputError& e) {
+    print_error(std::string(e.what()) + " (rank " + std::to_string(st->rank) +
+                "; the loop completed and its figures are returned)");
+    return e.reports();
+  }
 }
 
 // After DLS_EndLoop / DLS_EndMLoops: this rank's chunks it did not run.
@@ -327,6 +372,17 @@ std::string dropped_error(const char* fn, const char* terminated_fn, int rank, I
 }
 
 }  // namespace
+
+void lb4mpi::capi::reset_for_testing() {
+  while (!live_states().empty()) {
+    CState* st = live_states().back();
+    unregister(st);
+    delete st;
+  }
+  g_mode = kNoMode;
+  g_num_loops = 1;
+  g_pending.clear();
+}
 
 extern "C" {
 
@@ -377,8 +433,15 @@ void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int reque
       .add(nKNL);
   h.add(Xeon_speed).add(KNL_speed).add(g_num_loops);
   if (error.empty()) h.add(st->base.fingerprint());
-  agree(st.get(), "DLS_Parameters_Setup", error, h.value(),
-        "arguments (or LB4MPI_* environment variables, or DLS_NumLoops values)");
+  agree(st.get(), "DLS_Parameters_Setup", error, h.value(), [&] {
+    Fields f{{"numProcs", shown(numProcs)},     {"requestWhen", shown(requestWhen)},
+             {"breakAfter", shown(breakAfter)}, {"minChunk", shown(minChunk)},
+             {"h_overhead", shown(h_overhead)}, {"sigma", shown(sigma)},
+             {"nKNL", shown(nKNL)},             {"Xeon_speed", shown(Xeon_speed)},
+             {"KNL_speed", shown(KNL_speed)},   {"DLS_NumLoops", shown(g_num_loops)}};
+    for (auto& field : st->base.agreed_fields()) f.emplace_back(std::move(field));  // LB4MPI_* variables
+    return f;
+  });
 
   st->num_loops = g_num_loops;
   g_num_loops = 1;
@@ -423,8 +486,12 @@ void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
     error = check_loop(st, firstIter, lastIter, method, t, opt, "lb4mpi: DLS_StartLoop: ");
   Hasher h;
   h.add(firstIter).add(lastIter).add(method).add(opt.mode);
-  agree(st, fn, error, h.value(),
-        "arguments (firstIter, lastIter, method) or chunk-calculation modes");
+  agree(st, fn, error, h.value(), [&] {
+    return Fields{{"firstIter", shown(firstIter)},
+                  {"lastIter", shown(lastIter)},
+                  {"method", shown(method)},
+                  {"chunk-calculation mode", std::string(lb4mpi::name(opt.mode))}};
+  });
 
   const Index first = firstIter;
   const Index last = static_cast<Index>(lastIter) + 1;  // inclusive bounds, as LB4MPI
@@ -517,11 +584,10 @@ void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime) {
       while (const std::optional<Chunk> c = st->loop->next()) dropped += c->size;
       st->terminated = true;
     }
-    r = st->loop->finish();
+    r = finish_keeping_report(st, [&] { return std::vector<lb4mpi::Report>{st->loop->finish()}; }).front();
   });
   st->loop_active = false;
-  agree(st, "DLS_EndLoop", dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped), 0,
-        "");
+  agree(st, "DLS_EndLoop", dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped), 0);
   const lb4mpi::RankReport& mine = r.ranks[static_cast<std::size_t>(st->rank)];
   if (nIter != nullptr) *nIter = to_int(st, mine.iterations, "the iteration count");
   if (workTime != nullptr) *workTime = mine.work_time;
@@ -557,9 +623,17 @@ void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths
     specs[i].last = static_cast<Index>(lastIters[l]) + 1;  // inclusive bounds, as LB4MPI
     h.add(firstIters[l]).add(lastIters[l]).add(imeths[l]);
   }
-  agree(st, "DLS_StartMLoops", error, h.value(),
-        "arguments (firstIters, lastIters, imeths), numbers of loops (DLS_NumLoops) or "
-        "chunk-calculation modes");
+  agree(st, "DLS_StartMLoops", error, h.value(), [&] {
+    Fields f{{"the number of loops (DLS_NumLoops)", shown(n)},
+             {"chunk-calculation mode", std::string(lb4mpi::name(mode))}};
+    for (int l = 0; l < n; ++l) {
+      const std::string i = "[" + std::to_string(l) + "]";
+      f.emplace_back("firstIters" + i, shown(firstIters[l]));
+      f.emplace_back("lastIters" + i, shown(lastIters[l]));
+      f.emplace_back("imeths" + i, shown(imeths[l]));
+    }
+    return f;
+  });
 
   or_abort(st, [&] {
     if (st->set && st->set_techniques == techniques && st->set_mode == mode) {
@@ -612,11 +686,10 @@ void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime) {
         if (const std::optional<Chunk> c = st->set->next(l)) dropped += c->size;
       }
     }
-    reports = st->set->finish();
+    reports = finish_keeping_report(st, [&] { return st->set->finish(); });
   });
   st->set_active = false;
-  agree(st, "DLS_EndMLoops", dropped_error("DLS_EndMLoops", "DLS_MTerminated", st->rank, dropped),
-        0, "");
+  agree(st, "DLS_EndMLoops", dropped_error("DLS_EndMLoops", "DLS_MTerminated", st->rank, dropped), 0);
   for (std::size_t l = 0; l < reports.size(); ++l) {
     const lb4mpi::RankReport& mine = reports[l].ranks[static_cast<std::size_t>(st->rank)];
     if (niters != nullptr) niters[l] = to_int(st, mine.iterations, "the iteration count");

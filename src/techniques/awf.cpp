@@ -58,14 +58,14 @@ class AwfBatchRule final : public ChunkRule {
   }
 
   void save(std::vector<double>& out) const override {
-    out.push_back(static_cast<double>(batch_.chunk()));
-    out.push_back(static_cast<double>(batch_.left()));
+    put_index(out, batch_.chunk());
+    put_index(out, batch_.left());
     out.insert(out.end(), weights_.begin(), weights_.end());
   }
 
   void load(const double*& at) override {
-    batch_.set(static_cast<Index>(at[0]), static_cast<Index>(at[1]));
-    at += 2;
+    const Index chunk = take_index(at);
+    batch_.set(chunk, take_index(at));
     for (double& w : weights_) w = *at++;
   }
 

@@ -119,24 +119,32 @@ void ChunkCalculator::commit(const Grant& g, Index size) {
     throw Error("lb4mpi: internal error: commit of step " + std::to_string(g.step) + " does not match step " +
                 std::to_string(step_));
   }
-  rule_->commit(StepContext{g.step, g.inputs.remaining, g.rank, &perf_}, g.inputs, size);
+  // The rule books the raw size, as next() does (ChunkRule::commit), not the
+  // size the rank took: under a max_chunk that is cut, and WF's batch, booked
+  // the cut size, lasted longer than in the recursive form. The inputs give
+  // the raw size again in O(1).
+  rule_->commit(StepContext{g.step, g.inputs.remaining, g.rank, &perf_}, g.inputs, rule_->evaluate(g.inputs));
   scheduled_ += size;
   ++step_;
 }
 
+// Indices go in exactly (detail::index_head / index_rest): a double rounds
+// a start index above 2^53, and a replica that loaded a rounded one handed
+// out chunks overlapping those before. The step and the start come first
+// as plain numbers, their rests after them.
 void ChunkCalculator::save_state(std::vector<double>& out) const {
   out.clear();
-  out.push_back(static_cast<double>(step_));
-  out.push_back(static_cast<double>(scheduled_));
+  out.insert(out.end(), {detail::index_head(step_), detail::index_head(scheduled_),
+                         detail::index_rest(step_), detail::index_rest(scheduled_)});
   perf_.save(out);
   rule_->save(out);
 }
 
 void ChunkCalculator::load_state(const std::vector<double>& in) {
   const double* at = in.data();
-  step_ = static_cast<Index>(at[0]);
-  scheduled_ = static_cast<Index>(at[1]);
-  at += 2;
+  step_ = detail::index_of(at[0], at[2]);
+  scheduled_ = detail::index_of(at[1], at[3]);
+  at += 4;
   perf_.load(at);
   rule_->load(at);
 }

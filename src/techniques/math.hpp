@@ -7,6 +7,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "lb4mpi/types.hpp"
 
@@ -48,6 +49,26 @@ inline Index ceil_to_index(double x) { return trunc_to_index(std::ceil(x)); }
 
 /// floor(x + 0.55): the rounding the original LB4MPI uses for AF and AWF-B..E.
 inline Index round55_to_index(double x) { return floor_to_index(x + 0.55); }
+
+/// An Index in the numbers of a saved state (ChunkCalculator::save_state),
+/// exactly: a double holds integers only up to 2^53, and a loop's start
+/// index reaches 2^62. So v goes in as its nearest double and the (small)
+/// rest; for v <= 2^53 the rest is 0 and the first number is v itself.
+/// For |v| <= 2^62.
+inline double index_head(Index v) { return static_cast<double>(v); }
+inline double index_rest(Index v) { return static_cast<double>(v - static_cast<Index>(static_cast<double>(v))); }
+inline Index index_of(double head, double rest) { return static_cast<Index>(head) + static_cast<Index>(rest); }
+/// Head and rest next to each other.
+inline void put_index(std::vector<double>& out, Index v) {
+  out.push_back(index_head(v));
+  out.push_back(index_rest(v));
+}
+/// The Index put_index wrote at `at`; advances `at` past it.
+inline Index take_index(const double*& at) {
+  const Index v = index_of(at[0], at[1]);
+  at += 2;
+  return v;
+}
 
 /// splitmix64 finalizer: a bijective 64-bit mix with good avalanche.
 constexpr std::uint64_t mix64(std::uint64_t z) {

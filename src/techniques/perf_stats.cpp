@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "math.hpp"
+
 namespace lb4mpi {
 
 namespace {
@@ -127,12 +129,38 @@ void PerfTable::update_af(int r, double mean) {
   af_.sum_a += t.inv_mu;
   af_.sum_b += t.sigma2_over_mu;
   if (af_.count == ranks()) return;  // nobody borrows the slowest rank's figures
+  af_.candidates.emplace_back(t.mu, -r);
+  std::push_heap(af_.candidates.begin(), af_.candidates.end());
   const int slow = af_.slowest;
   if (slow == r) {
-    if (t.mu < old_mu) rebuild_af();  // the slowest got faster: find the new one
+    if (t.mu < old_mu) {  // the slowest got faster: find the new one
+      af_.slowest = slowest_candidate(af_, [](const Terms& x) { return x.af ? x.mu : -1.0; });
+    }
   } else if (slow < 0 || t.mu >= terms_[static_cast<std::size_t>(slow)].mu) {
     af_.slowest = r;
   }
+}
+
+template <class Key>
+int PerfTable::slowest_candidate(Aggregate& a, Key key) {
+  auto& heap = a.candidates;
+  while (!heap.empty()) {
+    const auto [value, minus_rank] = heap.front();
+    if (key(terms_[static_cast<std::size_t>(-minus_rank)]) == value) return -minus_rank;
+    std::pop_heap(heap.begin(), heap.end());
+    heap.pop_back();
+  }
+  return -1;  // not reached while some rank is measured: its current value is in the heap
+}
+
+template <class Key>
+void PerfTable::rebuild_candidates(Aggregate& a, Key key) {
+  a.candidates.clear();
+  for (int r = 0; r < ranks(); ++r) {
+    const double value = key(terms_[static_cast<std::size_t>(r)]);
+    if (value >= 0.0) a.candidates.emplace_back(value, -r);
+  }
+  std::make_heap(a.candidates.begin(), a.candidates.end());
 }
 
 void PerfTable::update_weighted(int r) {
@@ -152,9 +180,13 @@ void PerfTable::update_weighted(int r) {
   t.inv_wap = tiny ? 1.0 / kMinIterationTime : s.weighted_size / s.weighted_time;
   weighted_.sum_a += t.inv_wap;
   if (weighted_.count == ranks()) return;
+  weighted_.candidates.emplace_back(t.wap, -r);
+  std::push_heap(weighted_.candidates.begin(), weighted_.candidates.end());
   const int slow = weighted_.slowest;
   if (slow == r) {
-    if (t.wap < old_wap) rebuild_weighted();  // the slowest got faster: find the new one
+    if (t.wap < old_wap) {  // the slowest got faster: find the new one
+      weighted_.slowest = slowest_candidate(weighted_, [](const Terms& x) { return x.weighted ? x.wap : -1.0; });
+    }
   } else if (slow < 0 || t.wap >= terms_[static_cast<std::size_t>(slow)].wap) {
     weighted_.slowest = r;
   }
@@ -178,6 +210,7 @@ void PerfTable::rebuild_af() {
     af_.sum_b += t.sigma2_over_mu;
     if (af_.slowest < 0 || t.mu > terms_[static_cast<std::size_t>(af_.slowest)].mu) af_.slowest = r;
   }
+  if (af_.count < ranks()) rebuild_candidates(af_, [](const Terms& x) { return x.af ? x.mu : -1.0; });
   updates_since_rebuild_ = 0;
 }
 
@@ -191,6 +224,9 @@ void PerfTable::rebuild_weighted() {
     if (weighted_.slowest < 0 || t.wap > terms_[static_cast<std::size_t>(weighted_.slowest)].wap) {
       weighted_.slowest = r;
     }
+  }
+  if (weighted_.count < ranks()) {
+    rebuild_candidates(weighted_, [](const Terms& x) { return x.weighted ? x.wap : -1.0; });
   }
   updates_since_rebuild_ = 0;
 }
@@ -226,11 +262,15 @@ void PerfTable::start_new_execution() {
   af_ = Aggregate{};
 }
 
+// The counts exactly (detail::put_index), so that a replica computes what
+// the original would.
 void PerfTable::save(std::vector<double>& out) const {
   for (const RankStats& s : stats_) {
-    out.insert(out.end(), {static_cast<double>(s.chunks), static_cast<double>(s.iterations), s.work_time,
-                           s.sum_n_mean_sq, s.m2, s.time_step_recorded ? 1.0 : 0.0, s.weighted_time,
-                           s.weighted_size, static_cast<double>(s.weighted_count)});
+    detail::put_index(out, s.chunks);
+    detail::put_index(out, s.iterations);
+    detail::put_index(out, s.weighted_count);
+    out.insert(out.end(), {s.work_time, s.sum_n_mean_sq, s.m2, s.time_step_recorded ? 1.0 : 0.0,
+                           s.weighted_time, s.weighted_size});
   }
 }
 
@@ -240,16 +280,16 @@ void PerfTable::load(const double*& at) {
   weighted_ = Aggregate{};
   for (int r = 0; r < ranks(); ++r) {
     RankStats& s = stats_[static_cast<std::size_t>(r)];
-    s.chunks = static_cast<Index>(at[0]);
-    s.iterations = static_cast<Index>(at[1]);
-    s.work_time = at[2];
-    s.sum_n_mean_sq = at[3];
-    s.m2 = at[4];
-    s.time_step_recorded = at[5] != 0.0;
-    s.weighted_time = at[6];
-    s.weighted_size = at[7];
-    s.weighted_count = static_cast<Index>(at[8]);
-    at += 9;
+    s.chunks = detail::take_index(at);
+    s.iterations = detail::take_index(at);
+    s.weighted_count = detail::take_index(at);
+    s.work_time = at[0];
+    s.sum_n_mean_sq = at[1];
+    s.m2 = at[2];
+    s.time_step_recorded = at[3] != 0.0;
+    s.weighted_time = at[4];
+    s.weighted_size = at[5];
+    at += 6;
     if (s.chunks > 0) update_af(r);
     update_weighted(r);
   }

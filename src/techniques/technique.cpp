@@ -64,6 +64,24 @@ std::string normalize(std::string_view text) {
   return out;
 }
 
+// The text as the error message quotes it: a NUL or another control byte
+// would cut or garble the message, so those are written as \xHH.
+std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4U];
+      out += kHex[u & 0xfU];
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::string valid_ids() {
   std::string out;
   for (const auto& ti : kInfo) {
@@ -100,7 +118,7 @@ Technique parse_technique(std::string_view text) {
       if (normalize(ti.name) == key) return ti.technique;
     }
   }
-  throw Error("unknown scheduling technique '" + std::string(text) +
+  throw Error("unknown scheduling technique '" + printable(text) +
               "'; valid names: " + valid_technique_names() +
               " (case-insensitive, '_' for '-', WF also as wFAC); valid ids (000 Table 4.1): " +
               valid_ids());

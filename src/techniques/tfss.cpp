@@ -1,4 +1,6 @@
 // TFSS: trapezoid factoring self-scheduling, `001` Eq. 8 (recursive) and Eq. 18 (closed).
+#include <algorithm>
+
 #include "rules.hpp"
 #include "sequences.hpp"
 
@@ -20,8 +22,11 @@ class TfssRule final : public ChunkRule {
   // `001` Eq. 18: batch b gets floor((K^TSS_{bP} + ... + K^TSS_{bP+P-1}) / P),
   // summing the unclipped TSS sequence (each term >= 1) in O(1).
   [[nodiscard]] Index closed(Index step) const override {
-    const Index batch = step / p_;
-    return tss_.sum(batch * p_, p_) / p_;
+    // Past index K_0 every TSS term is K_{S-1} (C >= 1) or K_0 (C = 0): the
+    // sum of any later batch is that of the batch at K_0, and the range
+    // summed stays far from overflowing for any step (a step near 2^63 did).
+    const Index from = std::min((step / p_) * p_, tss_.first());
+    return tss_.sum(from, p_) / p_;
   }
 
   // Shrinking: batch 0 is the largest.

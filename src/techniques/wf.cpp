@@ -66,16 +66,16 @@ class WeightedFactoringRule final : public ChunkRule {
   }
 
   void save(std::vector<double>& out) const override {
-    out.push_back(static_cast<double>(batch_.chunk()));
-    out.push_back(static_cast<double>(batch_.left()));
+    put_index(out, batch_.chunk());
+    put_index(out, batch_.left());
     out.push_back(reload_weights_ ? 1.0 : 0.0);
     out.insert(out.end(), weights_.begin(), weights_.end());
   }
 
   void load(const double*& at) override {
-    batch_.set(static_cast<Index>(at[0]), static_cast<Index>(at[1]));
-    reload_weights_ = at[2] != 0.0;
-    at += 3;
+    const Index chunk = take_index(at);
+    batch_.set(chunk, take_index(at));
+    reload_weights_ = *at++ != 0.0;
     for (double& w : weights_) w = *at++;
   }
 

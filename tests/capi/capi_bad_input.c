@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   int procs = numProcs;
   if (strcmp(c, "numprocs") == 0 && rank == 1) procs = numProcs + 1;
   int minChunk = 1;
+  if (strcmp(c, "envmin") == 0) minChunk = 0; /* 0: LB4MPI_MIN_CHUNK's value */
   if (strcmp(c, "mismatch_setup") == 0 && rank == last) minChunk = 2;
   double h = 0.013716;
   if (strcmp(c, "param") == 0) h = -1.0;
@@ -80,6 +81,29 @@ int main(int argc, char** argv) {
     int nIters[2];
     double workTimes[2];
     DLS_EndMLoops(&info, nIters, workTimes);
+  }
+  if (strcmp(c, "fulltrace") == 0) {
+    /* LB4MPI_TRACE is a link to /dev/full: the start's check passes, the
+       write at the end fails. Every rank prints the error, DLS_EndLoop
+       returns, and every iteration ran exactly once: exit 0. */
+    enum { N = 1000 };
+    int mine[N] = {0}, all[N] = {0};
+    int start = 0, size = 0;
+    DLS_StartLoop(&info, 0, N - 1, GSS);
+    while (!DLS_Terminated(&info)) {
+      DLS_StartChunk(&info, &start, &size);
+      for (int i = start; i < start + size; ++i) ++mine[i];
+      DLS_EndChunk(&info);
+    }
+    DLS_EndLoop(&info, &nIter, &workTime);
+    MPI_Reduce(mine, all, N, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += all[i] != 1;
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) printf("fulltrace: %d of %d iterations not run exactly once\n", bad, N);
+    DLS_Finalize(&info);
+    MPI_Finalize();
+    return bad == 0 ? 0 : 1;
   }
   /* Still here: the bad input was not detected (the driver rejects exit 0 too). */
   if (rank == 0) printf("case '%s': no error was reported\n", c);

@@ -1,6 +1,7 @@
 // Basic vocabulary types shared by every layer of lb4mpi.
 #pragma once
 #include <cstddef>
+#include "lb4mpi/export.h"
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -46,7 +47,7 @@ class Fingerprint {
 
 /// Every error lb4mpi reports to its user: bad configuration, bad input,
 /// a failed MPI call. The message names what is wrong and the valid choices.
-class Error : public std::invalid_argument {
+class LB4MPI_API Error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };

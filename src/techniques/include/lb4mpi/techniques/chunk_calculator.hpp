@@ -45,7 +45,7 @@ enum class ChunkFeedback : std::uint8_t {
 /// src/techniques/, one small unit per technique, with the paper's equation
 /// cited. Sizes returned here are raw: ChunkCalculator applies the minimum
 /// and maximum chunk and clips to the remaining iterations.
-class ChunkRule {
+class LB4MPI_API ChunkRule {
  public:
   virtual ~ChunkRule() = default;
   /// Recursive form: size of the chunk of step ctx.step. Called once per step,
@@ -94,14 +94,14 @@ class ChunkRule {
 };
 
 /// Creates the rule of `t` for `shape` (params must be valid).
-std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const TechniqueParams& params);
+LB4MPI_API std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const TechniqueParams& params);
 
 /// Which of the two forms to use.
 enum class Form : std::uint8_t { Recursive, Closed };
 
 /// The chunk calculation of one loop: a rule plus the bookkeeping every
 /// technique shares (step counter, remaining iterations, min/max chunk).
-class ChunkCalculator {
+class LB4MPI_API ChunkCalculator {
  public:
   /// Validates the parameters (throws lb4mpi::Error).
   ChunkCalculator(Technique t, LoopShape shape, TechniqueParams params);
@@ -154,7 +154,8 @@ class ChunkCalculator {
   std::optional<Grant> grant(int rank);
   /// The executing rank's half: the chunk of a grant (bounded, clipped).
   [[nodiscard]] Chunk evaluate(const Grant& g) const;
-  /// The coordinator records the size the executing rank took.
+  /// The coordinator records the size the executing rank took (the rule
+  /// books the grant's raw size, as the recursive form does).
   void commit(const Grant& g, Index size);
 
   /// The whole mutable state (step, scheduled, rule state, statistics) as
@@ -224,7 +225,7 @@ class ChunkCalculator {
 /// between calls, so one execution costs O(steps) on a rank (O(1) per step
 /// where the technique knows the start directly). Holds a reference to the
 /// calculator.
-class ClosedSequence {
+class LB4MPI_API ClosedSequence {
  public:
   explicit ClosedSequence(const ChunkCalculator& calc) : calc_(&calc) {}
   /// The chunk of step `step` (clipped to N), nullopt once the step starts at
@@ -244,8 +245,8 @@ class ClosedSequence {
 /// takes steps 0, 1, 2, ... with closed_chunk (throws lb4mpi::Error if the
 /// technique has none). One execution of the loop. Used by the explorer,
 /// the tests and the benchmarks.
-std::vector<Chunk> simulate_chunks(Technique t, LoopShape shape, const TechniqueParams& params,
-                                   Form form, double iteration_time = 1e-6);
+LB4MPI_API std::vector<Chunk> simulate_chunks(Technique t, LoopShape shape, const TechniqueParams& params,
+                                              Form form, double iteration_time = 1e-6);
 
 /// How for_each_simulated_chunk models the ranks.
 struct SimulationSetup {
@@ -257,8 +258,8 @@ struct SimulationSetup {
 /// ranks of different speeds: calls sink(chunk, rank) for every chunk in
 /// step order. Throws lb4mpi::Error for invalid parameters or a slowdown
 /// vector that is not empty or P positive finite factors.
-void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params,
-                              Form form, const SimulationSetup& setup,
-                              const std::function<void(const Chunk& chunk, int rank)>& sink);
+LB4MPI_API void for_each_simulated_chunk(Technique t, LoopShape shape, const TechniqueParams& params,
+                                         Form form, const SimulationSetup& setup,
+                                         const std::function<void(const Chunk& chunk, int rank)>& sink);
 
 }  // namespace lb4mpi

@@ -20,7 +20,7 @@ enum class RndBounds : std::uint8_t {
 /// A technique parameter outside its valid range. field() is the member's
 /// name ("min_chunk", "sigma", ...), so a front end can say where the value
 /// came from (an LB4MPI_* variable, a flag, a C API argument).
-class InvalidParameter : public Error {
+class LB4MPI_API InvalidParameter : public Error {
  public:
   InvalidParameter(std::string field, const std::string& what) : Error(what), field_(std::move(field)) {}
   [[nodiscard]] const std::string& field() const { return field_; }
@@ -29,7 +29,7 @@ class InvalidParameter : public Error {
   std::string field_;
 };
 
-struct TechniqueParams {
+struct LB4MPI_API TechniqueParams {
   Index min_chunk = 1;   ///< every chunk but the last has at least this size
   Index max_chunk = 0;   ///< 0: no cap (AF: ceil(N/(2P)) unless set)
   double h = 0.013716;   ///< FSC: scheduling overhead of one chunk [s]

@@ -2,6 +2,7 @@
 // (WF/AWF weights, AWF-B..E weighted performance, AF's mu and sigma).
 // The runtime measures; this layer only accumulates and derives. No MPI.
 #pragma once
+#include <utility>
 #include <vector>
 
 #include "lb4mpi/types.hpp"
@@ -18,7 +19,7 @@ struct ChunkTiming {
 };
 
 /// Accumulated statistics of one rank.
-struct RankStats {
+struct LB4MPI_API RankStats {
   // Per execution of the loop (cleared by PerfTable::start_new_execution):
   Index chunks = 0;                 ///< chunks measured in this loop execution
   Index iterations = 0;             ///< iterations measured in this loop execution
@@ -52,7 +53,7 @@ struct RankStats {
 /// an O(P) rebuild every max(P, 1024) records bounds rounding drift).
 /// Times below kMinIterationTime per iteration count as kMinIterationTime
 /// (a zero timer reading must not divide by zero).
-class PerfTable {
+class LB4MPI_API PerfTable {
  public:
   static constexpr double kMinIterationTime = 1e-15;
 
@@ -108,7 +109,7 @@ class PerfTable {
   void start_new_execution();
   /// Clears everything.
   void reset();
-  /// Every rank's RankStats as numbers (9 per rank), and back; the
+  /// Every rank's RankStats as numbers (12 per rank, the counts exact), and back; the
   /// aggregates are rebuilt on load. DCA over RMA replicates the table this way.
   void save(std::vector<double>& out) const;
   void load(const double*& at);
@@ -132,6 +133,12 @@ class PerfTable {
     int slowest = -1;
     double sum_a = 0.0;
     double sum_b = 0.0;
+    /// While some rank is unmeasured: a max-heap of (mu or wap, -rank) of
+    /// the measured ranks, entries of older values left in it until they
+    /// reach the top. When the slowest rank gets faster, the next slowest is
+    /// its top: O(log P), where a rescan of all P ranks made a rank that
+    /// kept being the slowest and getting faster cost O(P) per record.
+    std::vector<std::pair<double, int>> candidates;
   };
 
   RankStats& checked(int r);
@@ -142,6 +149,13 @@ class PerfTable {
   void note_update();
   void rebuild_af();
   void rebuild_weighted();
+  /// The candidate at the top of `a` that is still its rank's value of `key`
+  /// (popping the older ones): the slowest rank.
+  template <class Key>
+  int slowest_candidate(Aggregate& a, Key key);
+  /// The candidates of `a` anew: every measured rank's value of `key` (< 0: unmeasured).
+  template <class Key>
+  void rebuild_candidates(Aggregate& a, Key key);
 
   std::vector<RankStats> stats_;
   std::vector<Terms> terms_;

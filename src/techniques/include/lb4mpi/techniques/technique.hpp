@@ -48,16 +48,16 @@ struct TechniqueInfo {
 };
 
 /// All techniques in canonical order.
-const std::array<TechniqueInfo, kTechniqueCount>& all_techniques();
-const TechniqueInfo& info(Technique t);
-std::string_view name(Technique t);
+LB4MPI_API const std::array<TechniqueInfo, kTechniqueCount>& all_techniques();
+LB4MPI_API const TechniqueInfo& info(Technique t);
+LB4MPI_API std::string_view name(Technique t);
 
 /// Parses a canonical name (case-insensitive; '-' and '_' are interchangeable)
 /// or a numeric id of `000` Table 4.1 ("7" is FAC2, "8" and "wFAC" are WF).
 /// Throws lb4mpi::Error naming the valid choices.
-Technique parse_technique(std::string_view text);
+LB4MPI_API Technique parse_technique(std::string_view text);
 
 /// "STATIC, SS, FSC, ..." — used in error messages and --help texts.
-std::string valid_technique_names();
+LB4MPI_API std::string valid_technique_names();
 
 }  // namespace lb4mpi
