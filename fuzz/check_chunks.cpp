@@ -460,7 +460,9 @@ bool run_recursive(Context& ctx, ChunkCalculator& calc, ChunkCalculator* split) 
   Tracker t(ctx.loop, n);
   std::unique_ptr<ChunkCalculator> clone;
   std::optional<Tracker> clone_t;
-  const bool clonable = !info(ctx.loop.technique).has_closed_form;  // what DCA-RMA replicates
+  // What DCA-RMA replicates; the state holds 12 numbers per rank, so only
+  // up to 2^16 ranks (at 2^20 one save and load took seconds at -O0).
+  const bool clonable = !info(ctx.loop.technique).has_closed_form && ctx.loop.shape.p <= (1 << 16);
   const char* where = split != nullptr ? "recursive form beside its DCA split" : "recursive form";
   const BoundInput b = bound_input(ctx, calc, Form::Recursive, ctx.plan.feedback, 1e-6);
   for (Index step = 0;; ++step) {

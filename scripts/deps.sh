@@ -10,7 +10,6 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config git
-  clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin

@@ -265,6 +265,7 @@ void PerfTable::start_new_execution() {
 // The counts exactly (detail::put_index), so that a replica computes what
 // the original would.
 void PerfTable::save(std::vector<double>& out) const {
+  out.reserve(out.size() + 12 * stats_.size());
   for (const RankStats& s : stats_) {
     detail::put_index(out, s.chunks);
     detail::put_index(out, s.iterations);
