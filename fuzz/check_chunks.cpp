@@ -138,7 +138,7 @@ std::vector<double> take_weights(ByteReader& in, int p) {
 
 Loop take_loop(ByteReader& in) {
   Loop l;
-  l.id = in.take<std::uint8_t>() % (kTechniqueCount + 3);
+  l.id = static_cast<int>(in.take<std::uint8_t>() % (kTechniqueCount + 3));
   l.technique = static_cast<Technique>(l.id);
   l.shape.n = take_n(in);
   l.shape.p = take_p(in);
