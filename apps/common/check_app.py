@@ -85,9 +85,12 @@ def check_balance(s, np, errors, where):
         for name, want in (("busy_imbalance_pct", imb), ("busy_cov", cov)):
             if abs(st[name] - want) > 1e-6 * max(1.0, abs(want)):
                 errors.append(f"{w}: {name} = {st[name]}, recomputed {want}")
+        # Idle is max(0, T_par - busy - overhead) per rank: a rank whose
+        # overhead runs past T_par (its final wait, e.g. under MPICH's
+        # distributed-rma) adds more than 100 %; below 100 % is a lost share.
         total = st["busy_pct"] + st["scheduling_pct"] + st["idle_pct"]
-        if st.get("t_par_s", 0) > 0 and abs(total - 100.0) > 0.5:
-            errors.append(f"{w}: busy + scheduling + idle = {total} %, not 100 %")
+        if st.get("t_par_s", 0) > 0 and not (99.5 <= total <= 105.0):
+            errors.append(f"{w}: busy + scheduling + idle = {total} %, not 100 % (99.5-105 allowed)")
         if st["scheduling_pct"] <= 0 and any(x > 0 for x in wait + serve):
             errors.append(f"{w}: ranks waited or served, but scheduling_pct = {st['scheduling_pct']}")
     for name in BALANCE:
