@@ -10,6 +10,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config git
+  clang libclang-rt-14-dev  # the sanitizer configuration and libFuzzer (scripts/test.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin

@@ -14,9 +14,12 @@ using ChannelList = std::deque<Channel>;
 
 // Every channel list alive, in creation order (the same on every rank: lists
 // are created at a collective loop start).
+// Never destroyed: a program may call MPI_Finalize from an atexit handler
+// registered before the first loop, i.e. after static destructors would have
+// run, and MPI_Finalize reads this list (finalize_lists).
 std::vector<ChannelList*>& all_lists() {
-  static std::vector<ChannelList*> lists;
-  return lists;
+  static auto* lists = new std::vector<ChannelList*>;
+  return *lists;
 }
 
 // Frees a list's windows and communicators (collective, like the frees).
