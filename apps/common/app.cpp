@@ -62,12 +62,26 @@ int run_app(std::string name, int argc, char** argv, const std::function<int(App
     } catch (const lb4mpi::Error& e) {
       ctx.print_error(e.what());
       code = 2;
+      if (ctx.robust() && ctx.communicating()) {
+        // Robust mode: a rank failed (the coordinator, whose failure robust
+        // mode does not survive): MPI_Finalize could wait for it forever.
+        MPI_Abort(ctx.comm(), code);
+      }
     } catch (const std::exception& e) {
       // May be local to this rank (out of memory, ...): the others could wait
       // for it forever, so end the whole job.
       std::cerr << ctx.name() << " [rank " << ctx.rank() << "]: fatal: " << e.what() << '\n'
                 << std::flush;
       MPI_Abort(ctx.comm(), 3);
+    }
+    if (ctx.lost_ranks() && ctx.rank() == 0) {
+      // Robust mode lost ranks (docs/ROBUST.md): the results are printed,
+      // and MPI_Finalize is collective — it could wait for a dead rank. As
+      // `004` Algorithm 1, the coordinator ends the job (exit code 0 under
+      // Open MPI's mpiexec --enable-recovery).
+      std::cout << std::flush;
+      std::cerr << std::flush;
+      MPI_Abort(ctx.comm(), code);
     }
   }
   MPI_Finalize();

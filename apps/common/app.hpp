@@ -56,6 +56,16 @@ class AppContext {
   void defer_error(const std::string& message) { deferred_ = message; }
   [[nodiscard]] const std::string& deferred_error() const { return deferred_; }
 
+  /// A robust loop is running (set once it started): an lb4mpi::Error from
+  /// here on may mean a failed coordinator, and the rank ends the job with
+  /// MPI_Abort instead of waiting in MPI_Finalize.
+  void set_robust(bool on) { robust_ = on; }
+  [[nodiscard]] bool robust() const { return robust_; }
+  /// A robust loop lost ranks: after the summary, rank 0 ends the job with
+  /// MPI_Abort(0) (docs/ROBUST.md).
+  void set_lost_ranks() { lost_ranks_ = true; }
+  [[nodiscard]] bool lost_ranks() const { return lost_ranks_; }
+
  private:
   std::string name_;
   MPI_Comm comm_;
@@ -63,6 +73,8 @@ class AppContext {
   int size_ = 1;
   bool communicating_ = false;
   std::string deferred_;
+  bool robust_ = false;
+  bool lost_ranks_ = false;
 };
 
 /// MPI_Init, body(context), MPI_Finalize; turns exceptions into messages and

@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include <cstdlib>
+
 #include <CLI/CLI.hpp>
 
 #include <sstream>
@@ -88,7 +90,13 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       break_after_(base.break_after),
       request_when_(base.request_when),
       inject_delay_us_(base.inject_delay_us),
-      delay_ranks_(base.delay_ranks) {
+      delay_ranks_(base.delay_ranks),
+      robust_(base.robust),
+      robust_timeout_(base.robust_timeout),
+      fail_ranks_(base.fail_ranks),
+      fail_how_(base.fail_how),
+      slow_ranks_(base.slow_ranks),
+      slow_factor_(base.slow_factor) {
   const std::string group = "Scheduling (defaults from LB4MPI_* variables)";
   cli.option("--technique", technique_, "DLS technique: " + valid_technique_names())
       .show_default()
@@ -114,6 +122,23 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       .group(group);
   cli.list("--delay-ranks", delay_ranks_, "ranks that get the delay, comma-separated (default: all)")
       .group(group);
+  const std::string robust = "Robust mode, failures and perturbations (docs/ROBUST.md)";
+  cli.flag("--robust", robust_, "robust mode (rDLB): survive failed ranks and stragglers").group(robust);
+  robust_timeout_flag_ =
+      cli.option("--robust-timeout", robust_timeout_, "robust: seconds a worker waits for a silent coordinator")
+          .show_default()
+          .group(robust);
+  cli.list("--fail-ranks", fail_ranks_, "failure injection: ranks that stop, comma-separated").group(robust);
+  fail_after_flag_ = cli.option("--fail-after", fail_after_,
+                                "when a victim stops: at its k-th chunk (3) or t seconds into the loop (0.25s)")
+                         .group(robust);
+  fail_how_flag_ = cli.option("--fail-how", fail_how_, "kill (SIGKILL) or exit (_exit without MPI_Finalize)")
+                       .show_default()
+                       .group(robust);
+  cli.list("--slow-ranks", slow_ranks_, "perturbation: slowed ranks, comma-separated").group(robust);
+  slow_factor_flag_ = cli.option("--slow-factor", slow_factor_, "perturbation: a slowed rank's work takes k times as long")
+                          .show_default()
+                          .group(robust);
   cli.option("--repeat", repeat_, "run the loop K times (time steps), reporting each")
       .show_default()
       .at_least(1)
@@ -140,6 +165,29 @@ Options CommonCli::options() const {
   o.request_when = request_when_;
   o.inject_delay_us = inject_delay_us_;
   o.delay_ranks = delay_ranks_;
+  o.robust = robust_;
+  o.robust_timeout = robust_timeout_;
+  if (robust_timeout_flag_->given()) o.origin["robust_timeout"] = "--robust-timeout " + std::to_string(robust_timeout_);
+  o.fail_ranks = fail_ranks_;
+  if (fail_after_flag_->given()) {
+    // The same forms as LB4MPI_FAIL_AFTER: "3" chunks or "0.25s".
+    const std::string& f = fail_after_;
+    o.fail_after = Options::FailAfter{};
+    char* end = nullptr;
+    if (!f.empty() && f.back() == 's') {
+      o.fail_after.seconds = std::strtod(f.c_str(), &end);
+      if (end != f.c_str() + f.size() - 1 || f.size() < 2) o.fail_after.seconds = -2.0;
+    } else {
+      const long k = std::strtol(f.c_str(), &end, 10);
+      o.fail_after.chunks = (f.empty() || *end != '\0' || k < 1 || k > 1000000000) ? 0 : static_cast<int>(k);
+    }
+    o.origin["fail_after"] = "--fail-after " + f;
+  }
+  o.fail_how = fail_how_;
+  if (fail_how_flag_->given()) o.origin["fail_how"] = "--fail-how " + fail_how_;
+  o.slow_ranks = slow_ranks_;
+  o.slow_factor = slow_factor_;
+  if (slow_factor_flag_->given()) o.origin["slow_factor"] = "--slow-factor " + std::to_string(slow_factor_);
   return o;
 }
 

@@ -99,6 +99,15 @@ class CommonCli {
   int request_when_;
   double inject_delay_us_;
   std::vector<int> delay_ranks_;
+  // Robust mode, failure and perturbation injection (docs/ROBUST.md).
+  bool robust_;
+  double robust_timeout_;
+  std::vector<int> fail_ranks_;
+  std::string fail_after_;
+  std::string fail_how_;
+  std::vector<int> slow_ranks_;
+  double slow_factor_;
+  std::optional<Cli::Opt> robust_timeout_flag_, fail_after_flag_, fail_how_flag_, slow_factor_flag_;
   // The flags whose values a technique validates, to name them in its errors.
   std::optional<Cli::Opt> min_chunk_flag_, max_chunk_flag_;
   int repeat_ = 1;

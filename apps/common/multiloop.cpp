@@ -104,6 +104,10 @@ void validate_loops(const AppContext& ctx, const std::vector<Index>& n,
   if (n.empty() || n.size() != opt.size())
     throw Error("lb4mpi apps: one option set per loop expected");
   for (std::size_t l = 0; l < n.size(); ++l) {
+    if (opt[l].robust || !opt[l].fail_ranks.empty()) {
+      throw Error("--robust, --fail-ranks: with one loop at a time (--loops 1); the apps' loops in flight "
+                  "together sum their checksums collectively, which a failed rank would hold up (docs/ROBUST.md)");
+    }
     try {
       opt[l].params.validate(opt[l].technique, n[l], ctx.size());
     } catch (const InvalidParameter& e) {

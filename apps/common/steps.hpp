@@ -3,7 +3,9 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -58,12 +60,35 @@ std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, 
   steps.reserve(static_cast<std::size_t>(repeat));
   auto start = SteadyClock::now();
   Loop loop(ctx.comm(), 0, n, opt);
+  ctx.set_robust(opt.robust);
   for (int s = 0; s < repeat; ++s) {
     if (s > 0) {
       start = SteadyClock::now();
       loop.restart(0, n);
     }
     std::uint64_t local = 0;
+    if (opt.robust) {
+      // Robust mode: each chunk's sum travels with its completion and is
+      // committed once on the coordinator (rank 0), so a chunk executed
+      // twice, or by a rank that failed, counts once; no collective call.
+      std::uint64_t committed = 0;
+      loop.on_commit([&committed](Chunk, const std::byte* data, std::size_t bytes) {
+        std::uint64_t v = 0;
+        if (bytes == sizeof v) std::memcpy(&v, data, sizeof v);
+        committed += v;
+      });
+      while (auto c = loop.next()) loop.result(static_cast<std::uint64_t>(chunk_fn(*c)));
+      StepResult r;
+      r.report = finish_keeping_reports(ctx, [&loop] { return loop.finish(); });
+      r.wall_s = seconds_since(start);
+      r.checksum = ctx.rank() == 0 ? committed : 0;
+      steps.push_back(std::move(r));
+      if (!steps.back().report.failed_ranks.empty()) {  // no further step with failed ranks
+        ctx.set_lost_ranks();
+        break;
+      }
+      continue;
+    }
     while (auto c = loop.next()) local += chunk_fn(*c);
     StepResult r;
     r.report = finish_keeping_reports(ctx, [&loop] { return loop.finish(); });

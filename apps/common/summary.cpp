@@ -41,7 +41,10 @@ Balance balance_of(const Report& r) {
   std::vector<double> busy;
   busy.reserve(r.ranks.size());
   double sum_busy = 0.0, sum_sched = 0.0, sum_idle = 0.0;
+  std::size_t finished = 0;
   for (const RankReport& rr : r.ranks) {
+    if (rr.failed) continue;  // robust mode: its figures are unknown
+    ++finished;
     busy.push_back(rr.work_time);
     sum_busy += rr.work_time;
     sum_sched += waiting_time(rr) + rr.serve_time;
@@ -51,7 +54,7 @@ Balance balance_of(const Report& r) {
   b.busy_cov = coefficient_of_variation(busy);
   b.finish_imbalance_pct = r.load_imbalance_percent();
   b.finish_cov = r.finish_cov();
-  const double total = static_cast<double>(r.ranks.size()) * r.t_par;
+  const double total = static_cast<double>(finished) * r.t_par;
   if (total > 0.0) {
     b.busy_pct = 100.0 * sum_busy / total;
     b.scheduling_pct = 100.0 * sum_sched / total;
@@ -102,7 +105,13 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
   Index chunks = 0;
   bool consistent = true;
   json jsteps = json::array();
+  std::vector<int> failed_ranks;
+  Index reissued = 0;
   for (const StepResult& s : steps) {
+    for (int f : s.report.failed_ranks) {
+      if (std::find(failed_ranks.begin(), failed_ranks.end(), f) == failed_ranks.end()) failed_ranks.push_back(f);
+    }
+    reissued += s.report.reissued_chunks;
     const Report& r = s.report;
     json js;
     js["t_par_s"] = r.t_par;
@@ -111,6 +120,8 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
     js["chunks"] = r.chunks();
     js["load_imbalance_pct"] = r.load_imbalance_percent();
     js["cov_finish"] = r.finish_cov();
+    js["failed_ranks"] = r.failed_ranks;
+    js["reissued_chunks"] = r.reissued_chunks;
     json it = json::array(), wt = json::array(), ov = json::array(), fin = json::array(),
          idle = json::array(), serve = json::array(), calc = json::array(), waiting = json::array();
     for (std::size_t k = 0; k < r.ranks.size(); ++k) {
@@ -164,6 +175,9 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
   j["wall_s"] = wall;
   j["checksum"] = hex64(steps.empty() ? 0 : steps.front().checksum);
   j["checksum_consistent"] = consistent;
+  j["robust"] = opt.robust;
+  j["failed_ranks"] = failed_ranks;
+  j["reissued_chunks"] = reissued;
   j["chunks"] = chunks;
   j["iterations_per_rank"] = iterations;
   j["load_imbalance_pct"] = imbalance / k;

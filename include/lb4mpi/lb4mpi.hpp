@@ -10,10 +10,13 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -54,7 +57,25 @@ class LB4MPI_API Loop {
   /// Marks the current piece finished without asking for another one
   /// (optional: next() does it too). Used by the C API's DLS_EndChunk.
   void end_chunk();
+  /// Results of the current piece (the chunk next() returned last), as
+  /// bytes; several calls append. They travel to the coordinator with the
+  /// chunk's completion and are committed there once (robust mode: even
+  /// when the chunk ran twice, or its rank failed after reporting it); see
+  /// on_commit. docs/ROBUST.md.
+  void result(const void* data, std::size_t bytes);
+  template <class T>
+    requires std::is_trivially_copyable_v<T>
+  void result(const T& value) {
+    result(&value, sizeof value);
+  }
+  /// Called with each committed piece and its result bytes: on the
+  /// coordinator in the centralized and distributed modes, on the rank that
+  /// executed the piece in distributed-rma mode and for STATIC. Set it on
+  /// every rank, before the first next().
+  void on_commit(std::function<void(Chunk piece, const std::byte* data, std::size_t bytes)> commit);
   /// Collective: waits for all ranks, gathers the report on every rank.
+  /// Robust mode: the ranks that finished the loop exchange their figures
+  /// without a collective call; Report::failed_ranks names the others.
   Report finish();
   /// Collective: the next execution of the same loop, possibly another range.
   void restart(Index first, Index last);
@@ -71,6 +92,25 @@ template <class Body>
 Report parallel_for(MPI_Comm comm, Index first, Index last, const Options& options, Body&& body) {
   Loop loop(comm, first, last, options);
   while (auto c = loop.next()) std::forward<Body>(body)(*c);
+  return loop.finish();
+}
+
+/// One-call form with results: `body(Chunk)` returns the chunk's result (a
+/// trivially copyable T), which is committed once, by `commit(Chunk, const
+/// T&)`, on the coordinator (see Loop::on_commit) — the form robust mode
+/// needs to survive failures with every result counted once.
+template <class T, class Body, class Commit>
+  requires std::is_trivially_copyable_v<T>
+Report parallel_for_results(MPI_Comm comm, Index first, Index last, const Options& options, Body&& body,
+                            Commit&& commit) {
+  Loop loop(comm, first, last, options);
+  loop.on_commit([&commit](Chunk piece, const std::byte* data, std::size_t bytes) {
+    if (bytes != sizeof(T)) throw Error("lb4mpi: a committed result has the wrong size");
+    T value;
+    std::memcpy(&value, data, sizeof value);
+    commit(piece, static_cast<const T&>(value));
+  });
+  while (auto c = loop.next()) loop.result(static_cast<T>(body(*c)));
   return loop.finish();
 }
 

@@ -59,6 +59,39 @@ struct LB4MPI_API Options {
   /// moves on to another loop (false, the default: measured faster, see
   /// docs/PERFORMANCE.md). A single loop always waits.
   bool idle_probing = false;
+  /// Robust mode (rDLB, `004`; docs/ROBUST.md): once every chunk is
+  /// scheduled, a rank that asks for work gets a chunk that is scheduled but
+  /// not yet finished elsewhere; the first completion of a chunk counts, and
+  /// the loop ends when every iteration is finished, so the loop survives
+  /// fail-stop failures of workers and stragglers. Centralized and
+  /// distributed (two-sided) modes; not STATIC.
+  bool robust = false;
+  /// Robust mode: seconds a worker waits for a silent coordinator before it
+  /// gives up with an error naming it (the coordinator is the one rank whose
+  /// failure robust mode does not survive); must exceed the longest single
+  /// iteration. The coordinator waits at most a tenth of it at the end of a
+  /// loop for the figures of ranks that may have failed.
+  double robust_timeout = 10.0;
+  /// Failure injection (docs/ROBUST.md): these ranks stop (fail_how) when
+  /// fail_after says; empty = nobody.
+  std::vector<int> fail_ranks;
+  /// When a victim stops, checked between pieces of work: after it started
+  /// `chunks` chunks (>= 1), or `seconds` into a loop execution (>= 0);
+  /// LB4MPI_FAIL_AFTER=3 or LB4MPI_FAIL_AFTER=0.25s. Neither set: at its
+  /// first chunk.
+  struct FailAfter {
+    int chunks = -1;
+    double seconds = -1.0;
+  };
+  FailAfter fail_after;
+  /// "kill" (SIGKILL to itself, a crashing node) or "exit" (_exit(1) without
+  /// MPI_Finalize).
+  std::string fail_how = "kill";
+  /// Perturbation (`004` §4.1): these ranks are slowed, each piece of work
+  /// they execute taking slow_factor times as long (a busy wait after it).
+  std::vector<int> slow_ranks;
+  /// >= 1; 1 = not slowed.
+  double slow_factor = 1.0;
 
   /// Where a field's value came from, by the member's name: "min_chunk" ->
   /// "LB4MPI_MIN_CHUNK=-5" (from_env), "--min-chunk 5" (the apps' flags),
@@ -74,7 +107,10 @@ struct LB4MPI_API Options {
   ///   LB4MPI_VISS_X, LB4MPI_PLS_SWR, LB4MPI_RND_BOUNDS (unit|paper004),
   ///   LB4MPI_SEED, LB4MPI_WEIGHTS (comma-separated), LB4MPI_INJECT_DELAY_US,
   ///   LB4MPI_DELAY_RANKS (comma-separated), LB4MPI_TRACE (path),
-  ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name), LB4MPI_IDLE_PROBING (0|1).
+  ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name), LB4MPI_IDLE_PROBING (0|1),
+  ///   LB4MPI_ROBUST (0|1), LB4MPI_ROBUST_TIMEOUT (seconds), LB4MPI_FAIL_RANKS (comma-separated),
+  ///   LB4MPI_FAIL_AFTER (k chunks, or "<t>s" seconds), LB4MPI_FAIL_HOW (kill|exit),
+  ///   LB4MPI_SLOW_RANKS (comma-separated), LB4MPI_SLOW_FACTOR.
   /// Throws lb4mpi::Error naming the variable and the valid choices.
   static Options from_env();
   /// Same, applied on top of `base`.

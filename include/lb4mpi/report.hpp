@@ -29,6 +29,10 @@ struct LB4MPI_API RankReport {
   /// Seconds from its loop start to the end of its last piece of work (a
   /// rank that executed nothing: to its exit, see Report::t_par).
   double finish_time = 0.0;
+  /// Robust mode: the rank did not finish the loop (it failed, or was still
+  /// executing a copy of a chunk finished elsewhere when the loop ended):
+  /// its figures are unknown (zero) and left out of the statistics.
+  bool failed = false;
   /// max(0, t_par - work_time - overhead): the time of the execution this
   /// rank spent neither in the loop body nor in lb4mpi (e.g. the user's code
   /// between chunks, other loops in flight together, and waiting for the
@@ -49,6 +53,13 @@ struct LB4MPI_API Report {
   /// rank has left the loop, not until the last chunk ended.
   double t_par = 0.0;
   std::vector<RankReport> ranks;  ///< one per rank of the communicator
+  /// Robust mode (Options::robust) was on.
+  bool robust = false;
+  /// Robust mode: the ranks that did not finish the loop (RankReport::failed).
+  std::vector<int> failed_ranks;
+  /// Robust mode: chunks handed out again (a chunk executed by more than
+  /// one rank; its first completion counts).
+  Index reissued_chunks = 0;
 
   [[nodiscard]] Index iterations() const;
   [[nodiscard]] Index chunks() const;

@@ -28,6 +28,7 @@ struct LoopState {
   rt::ProgressEngine engine;
   std::unique_ptr<trace::Recorder> recorder;
   rt::Execution exec;
+  bool failed = false;  // the last execution lost ranks (robust mode)
 };
 
 }  // namespace detail
@@ -42,15 +43,24 @@ Loop& Loop::operator=(Loop&&) noexcept = default;
 
 std::optional<Chunk> Loop::next() { return state_->exec.next(); }
 void Loop::end_chunk() { state_->exec.end_piece(); }
+void Loop::result(const void* data, std::size_t bytes) { state_->exec.attach(data, bytes); }
+void Loop::on_commit(std::function<void(Chunk, const std::byte*, std::size_t)> commit) {
+  state_->exec.set_commit(std::move(commit));
+}
 Report Loop::finish() {
   std::string output_error;
   Report report = detail::finish(state_->exec, state_->options, state_->recorder.get(), output_error);
+  state_->failed = !report.failed_ranks.empty();
   if (!output_error.empty()) throw OutputError(output_error, {std::move(report)});
   return report;
 }
 void Loop::restart(Index first, Index last) {
   if (!state_->exec.drained()) {
     throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");
+  }
+  if (state_->failed) {
+    throw Error("lb4mpi: restart() after ranks failed: the next start is collective and a failed rank cannot "
+                "take part; save the results and end the job (docs/ROBUST.md)");
   }
   detail::start(state_->exec, state_->options, first, last);
 }

@@ -63,6 +63,13 @@ void each_field(O& o, Visit&& v) {
   v("LB4MPI_ITERATIONS_INFO", "iterations_info", o.iterations_info, Agree::Yes);
   v("LB4MPI_DIR_ID", "iterations_dir", o.iterations_dir, Agree::No);
   v("LB4MPI_IDLE_PROBING", "idle_probing", o.idle_probing, Agree::No);
+  v("LB4MPI_ROBUST", "robust", o.robust, Agree::Yes);
+  v("LB4MPI_ROBUST_TIMEOUT", "robust_timeout", o.robust_timeout, Agree::Yes);
+  v("LB4MPI_FAIL_RANKS", "fail_ranks", o.fail_ranks, Agree::No);
+  v("LB4MPI_FAIL_AFTER", "fail_after", o.fail_after, Agree::No);
+  v("LB4MPI_FAIL_HOW", "fail_how", o.fail_how, Agree::No);
+  v("LB4MPI_SLOW_RANKS", "slow_ranks", o.slow_ranks, Agree::No);
+  v("LB4MPI_SLOW_FACTOR", "slow_factor", o.slow_factor, Agree::No);
 }
 
 // ---- parsing one variable, by the type of its field
@@ -157,6 +164,19 @@ void parse(const char* var, const char* v, double& out) { out = parse_real(var, 
 void parse(const char* /*var*/, const char* v, std::string& out) { out = v; }
 void parse(const char* var, const char* v, std::vector<double>& out) { out = parse_list<double>(var, v, parse_real); }
 void parse(const char* var, const char* v, std::vector<int>& out) { out = parse_list<int>(var, v, parse_integer); }
+void parse(const char* var, const char* v, Options::FailAfter& out) {
+  const std::string s(v);
+  out = Options::FailAfter{};
+  if (!s.empty() && s.back() == 's') {
+    out.seconds = parse_real(var, s.substr(0, s.size() - 1).c_str());
+    return;
+  }
+  try {
+    parse(var, v, out.chunks);
+  } catch (const Error&) {
+    throw Error(std::string(var) + "='" + v + "'; valid: a number of chunks (3) or of seconds (0.25s)");
+  }
+}
 
 // ---- a field's part of the fingerprint
 
@@ -171,6 +191,10 @@ void hash(Fingerprint& h, const std::vector<double>& v) {
 void hash(Fingerprint& h, const std::vector<int>& v) {
   h.add(v.size());
   for (int x : v) h.add(x);
+}
+void hash(Fingerprint& h, const Options::FailAfter& v) {
+  h.add(v.chunks);
+  h.add(v.seconds);
 }
 void hash(Fingerprint& h, const std::string& v) {
   h.add(v.size());
@@ -193,6 +217,11 @@ template <class T>
   requires std::is_integral_v<T>
 std::string text(T x) {
   return std::to_string(x);
+}
+std::string text(const Options::FailAfter& f) {
+  if (f.chunks != -1) return std::to_string(f.chunks) + " chunks";
+  if (f.seconds != -1.0) return text(f.seconds) + " s";
+  return "first chunk";
 }
 template <class T>
 std::string text(const std::vector<T>& v) {
@@ -339,6 +368,51 @@ void Options::validate(int ranks) const {
     if (r < 0 || r >= ranks) {
       throw Error("delay rank " + std::to_string(r) + " (LB4MPI_DELAY_RANKS) is outside the communicator" + valid);
     }
+  }
+  const auto from = [this](const char* member, const char* var) {
+    const auto it = origin.find(member);
+    return " (" + (it != origin.end() ? "from " + it->second : std::string(var)) + ")";
+  };
+  if (robust) {
+    if (technique == Technique::STATIC) {
+      throw Error("robust mode needs a dynamic technique: STATIC hands every rank its share up front, so a failed "
+                  "rank's share cannot go to another (`004`)" + from("robust", "LB4MPI_ROBUST") +
+                  "; valid: every technique but STATIC");
+    }
+    if (mode == Mode::DistributedRMA) {
+      throw Error("robust mode is not available in distributed-rma mode" + from("robust", "LB4MPI_ROBUST") +
+                  "; valid modes with robust mode: centralized, distributed");
+    }
+    if (mode == Mode::Distributed && !info(technique).has_closed_form) {
+      throw Error("robust mode in distributed mode needs a technique with a closed form; " +
+                  std::string(name(technique)) + " is granted by the coordinator" + from("robust", "LB4MPI_ROBUST") +
+                  "; valid: centralized mode, or a technique with a closed form (docs/ROBUST.md)");
+    }
+  }
+  if (!(robust_timeout > 0.0)) {
+    throw Error("robust_timeout must be > 0 seconds, got " + text(robust_timeout) +
+                from("robust_timeout", "LB4MPI_ROBUST_TIMEOUT"));
+  }
+  for (int r : fail_ranks) {
+    if (r < 0 || r >= ranks) {
+      throw Error("fail rank " + std::to_string(r) + " (LB4MPI_FAIL_RANKS) is outside the communicator" + valid);
+    }
+  }
+  if (fail_after.chunks == 0 || fail_after.chunks < -1 || (fail_after.seconds < 0.0 && fail_after.seconds != -1.0)) {
+    throw Error("fail_after must be >= 1 chunks or >= 0 seconds, got " + text(fail_after) +
+                from("fail_after", "LB4MPI_FAIL_AFTER"));
+  }
+  if (fail_how != "kill" && fail_how != "exit") {
+    throw Error("fail_how '" + fail_how + "' is not known" + from("fail_how", "LB4MPI_FAIL_HOW") +
+                "; valid: kill, exit");
+  }
+  for (int r : slow_ranks) {
+    if (r < 0 || r >= ranks) {
+      throw Error("slow rank " + std::to_string(r) + " (LB4MPI_SLOW_RANKS) is outside the communicator" + valid);
+    }
+  }
+  if (!(slow_factor >= 1.0)) {
+    throw Error("slow_factor must be >= 1, got " + text(slow_factor) + from("slow_factor", "LB4MPI_SLOW_FACTOR"));
   }
 }
 

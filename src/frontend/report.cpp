@@ -24,26 +24,37 @@ Index Report::chunks() const {
   return n;
 }
 
+// The statistics are over the ranks that finished (all, outside robust mode).
 double Report::load_imbalance_percent() const {
-  if (ranks.empty()) return 0.0;
   double max = 0.0;
   double sum = 0.0;
+  std::size_t count = 0;
   for (const auto& r : ranks) {
+    if (r.failed) continue;
     max = std::max(max, r.finish_time);
     sum += r.finish_time;
+    ++count;
   }
-  const double mean = sum / static_cast<double>(ranks.size());
+  if (count == 0) return 0.0;
+  const double mean = sum / static_cast<double>(count);
   return mean > 0.0 ? (max / mean - 1.0) * 100.0 : 0.0;
 }
 
 double Report::finish_cov() const {
-  if (ranks.size() < 2) return 0.0;
-  const double n = static_cast<double>(ranks.size());
   double sum = 0.0;
-  for (const auto& r : ranks) sum += r.finish_time;
+  std::size_t count = 0;
+  for (const auto& r : ranks) {
+    if (r.failed) continue;
+    sum += r.finish_time;
+    ++count;
+  }
+  if (count < 2) return 0.0;
+  const double n = static_cast<double>(count);
   const double mean = sum / n;
   double sq = 0.0;
-  for (const auto& r : ranks) sq += (r.finish_time - mean) * (r.finish_time - mean);
+  for (const auto& r : ranks) {
+    if (!r.failed) sq += (r.finish_time - mean) * (r.finish_time - mean);
+  }
   return mean > 0.0 ? std::sqrt(sq / n) / mean : 0.0;
 }
 

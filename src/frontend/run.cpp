@@ -31,6 +31,16 @@ rt::ExecConfig exec_config(const Options& o, int rank) {
   const bool delayed =
       o.delay_ranks.empty() || std::find(o.delay_ranks.begin(), o.delay_ranks.end(), rank) != o.delay_ranks.end();
   c.delay_us = delayed && o.inject_delay_us > 0.0 ? o.inject_delay_us : 0.0;
+  c.robust = o.robust;
+  c.robust_timeout = o.robust_timeout;
+  const auto listed = [rank](const std::vector<int>& ranks) {
+    return std::find(ranks.begin(), ranks.end(), rank) != ranks.end();
+  };
+  c.fail_here = listed(o.fail_ranks);
+  c.fail_after_chunks = o.fail_after.chunks;
+  c.fail_after_s = o.fail_after.seconds;
+  c.fail_exit = o.fail_how == "exit";
+  c.slow_factor = listed(o.slow_ranks) ? o.slow_factor : 1.0;
   return c;
 }
 
@@ -92,6 +102,7 @@ Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std
   report.mode = o.mode;
   report.first = e.first();
   report.last = e.first() + e.n();
+  report.robust = o.robust;
   report.ranks.reserve(all.size());
   Index dropped = 0;
   int dropper = -1;
@@ -105,12 +116,21 @@ Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std
     rr.overhead = f.overhead;
     rr.serve_time = f.serve_time;
     rr.finish_time = f.finish_time;
+    rr.failed = f.failed != 0;
+    if (rr.failed) report.failed_ranks.push_back(static_cast<int>(r));
+    report.reissued_chunks += f.reissued;
     report.ranks.push_back(rr);
     report.t_par = std::max(report.t_par, f.exit_time);
     if (f.dropped > 0 && dropper < 0) dropper = static_cast<int>(r);
     dropped += f.dropped;
   }
-  if (recorder != nullptr) output_error = recorder->flush(e.comm(), e.rank(), o.technique, o.mode);
+  if (recorder != nullptr) {
+    if (report.failed_ranks.empty()) {
+      output_error = recorder->flush(e.comm(), e.rank(), o.technique, o.mode);
+    } else {  // gathering the trace is collective: not with failed ranks
+      output_error = "lb4mpi: the trace of this execution is not written: ranks failed (robust mode, docs/ROBUST.md)";
+    }
+  }
   if (dropped > 0) {
     throw Error("lb4mpi: finish() was called on rank " + std::to_string(dropper) +
                 " before next() returned no chunk; " + std::to_string(dropped) + " of the loop's " +

@@ -81,6 +81,17 @@ class Steps final : public Assignment {
   bool answer(int /*worker*/, Reply& reply) override {
     reply.kind = kStep;
     reply.id = next_step_++;
+    if (ctx_.config.robust) {
+      // Robust mode keeps the ranges, to hand a chunk out again: the
+      // coordinator knows the step's range too, and when the steps are over.
+      const std::optional<Chunk> c = seq_->chunk(reply.id);
+      if (!c) {
+        reply.kind = kNone;
+        return true;
+      }
+      reply.begin = c->begin;
+      reply.size = c->size;
+    }
     return true;
   }
 

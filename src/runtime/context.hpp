@@ -11,6 +11,7 @@
 #include "runtime/config.hpp"
 #include "runtime/observer.hpp"
 #include "runtime/progress.hpp"
+#include "runtime/results.hpp"
 
 namespace lb4mpi::rt {
 
@@ -84,6 +85,7 @@ struct Context {
   Meter* meter = nullptr;
   ExecConfig config;
   std::int32_t epoch = 0;  ///< the current execution's message epoch (same on every rank)
+  ResultStore* results = nullptr;  ///< what the rank attached to its chunks (sent, committed)
 
   [[nodiscard]] bool is_coordinator() const { return rank == config.coordinator; }
 };

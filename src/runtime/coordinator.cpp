@@ -1,5 +1,7 @@
 #include "coordinator.hpp"
 
+#include <string>
+
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::rt {
@@ -10,7 +12,22 @@ Coordinator::Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_p
 }
 
 // Only a loop that was abandoned (an exception unwound past it) still listens.
-Coordinator::~Coordinator() { ctx_.engine->abandon(slot_); }
+Coordinator::~Coordinator() {
+  ctx_.engine->abandon(slot_);
+  // Sends to failed ranks never complete: their requests are freed and
+  // their buffers left to MPI (a few bytes per failed rank, kept for good).
+  bool pending = false;
+  for (Outgoing& o : outbox_) {
+    if (o.request == MPI_REQUEST_NULL) continue;
+    int done = 0;
+    MPI_Test(&o.request, &done, MPI_STATUS_IGNORE);
+    if (done == 0) {
+      MPI_Request_free(&o.request);
+      pending = true;
+    }
+  }
+  if (pending) new std::deque<Outgoing>(std::move(outbox_));  // deliberately never freed
+}
 
 void Coordinator::post() {
   check_mpi(MPI_Irecv(&incoming_, sizeof incoming_, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, ctx_.comm,
@@ -32,9 +49,15 @@ void Coordinator::stop_listening() {
 }
 
 void Coordinator::start(Index n) {
-  ledger_.start(n, ctx_.size);
+  robust_ = ctx_.config.robust;
+  ledger_.start(n);
   cut_.clear();
   own_over_ = false;
+  exhausted_ = closed_ = false;
+  ended_.assign(static_cast<std::size_t>(ctx_.size), 0);
+  deferred_.clear();
+  reissued_ = 0;
+  last_beat_ = ctx_.meter->now();
   cadence_.configure(ctx_.config.break_after);
   assign_->start(n);
   // Alone, the coordinator still runs its chunks in pieces: loops in flight
@@ -46,6 +69,10 @@ void Coordinator::start(Index n) {
   // Initial work for every worker, in rank order, so that nobody starts with a request.
   for (int w = 0; w < ctx_.size; ++w) {
     if (w == ctx_.rank) continue;
+    if (robust_) {
+      answer_robust(w);
+      continue;
+    }
     Reply r;
     if (assign_->answer(w, r)) send(w, r);
   }
@@ -53,10 +80,83 @@ void Coordinator::start(Index n) {
 
 void Coordinator::send(int worker, Reply reply) {
   reply.epoch = ctx_.epoch;
-  if (reply.kind == kChunk) ledger_.scheduled(reply.id, Chunk{reply.begin, reply.size}, worker);
-  if (reply.kind == kStep) ledger_.scheduled(reply.id, Chunk{}, worker);
-  // The worker posted its receive before asking (or at its start), so this completes.
-  check_mpi(MPI_Send(&reply, sizeof reply, MPI_BYTE, worker, kTagReply, ctx_.comm), "MPI_Send");
+  if (reply.kind == kChunk || reply.kind == kStep) {
+    ledger_.scheduled(reply.id, Chunk{reply.begin, reply.size}, worker);  // a step's range when known
+  }
+  if (reply.kind == kNone) ended_[static_cast<std::size_t>(worker)] = 1;
+  if (!robust_) {
+    // The worker posted its receive before asking (or at its start), so this completes.
+    check_mpi(MPI_Send(&reply, sizeof reply, MPI_BYTE, worker, kTagReply, ctx_.comm), "MPI_Send");
+    return;
+  }
+  // Robust mode: the worker may have failed; nobody waits for the send.
+  while (!outbox_.empty()) {
+    int done = 0;
+    if (outbox_.front().request != MPI_REQUEST_NULL) MPI_Test(&outbox_.front().request, &done, MPI_STATUS_IGNORE);
+    if (done == 0 && outbox_.front().request != MPI_REQUEST_NULL) break;
+    outbox_.pop_front();
+  }
+  outbox_.push_back(Outgoing{MPI_REQUEST_NULL, reply});
+  Outgoing& o = outbox_.back();
+  if (MPI_Isend(&o.reply, sizeof o.reply, MPI_BYTE, worker, kTagReply, ctx_.comm, &o.request) != MPI_SUCCESS) {
+    o.request = MPI_REQUEST_NULL;
+  }
+}
+
+void Coordinator::answer_robust(int worker) {
+  Reply r;
+  if (!exhausted_) {
+    assign_->answer(worker, r);  // the assignments of robust mode answer at once
+    if (r.kind != kNone) {
+      send(worker, r);
+      return;
+    }
+    exhausted_ = true;
+  }
+  if (ledger_.complete()) {
+    send_end(worker);
+    return;
+  }
+  if (const Ledger::Entry* e = ledger_.reissue(worker)) {
+    r = Reply{};
+    r.kind = kChunk;
+    r.id = e->id;
+    r.begin = e->chunk.begin;
+    r.size = e->chunk.size;
+    r.reissued = 1;
+    ++reissued_;
+    send(worker, r);
+    return;
+  }
+  deferred_.push_back(worker);
+}
+
+void Coordinator::send_end(int worker) {
+  if (ended_[static_cast<std::size_t>(worker)] != 0) return;
+  Reply r;
+  r.kind = kNone;
+  send(worker, r);
+}
+
+void Coordinator::close() {
+  if (closed_) return;
+  closed_ = true;
+  deferred_.clear();
+  for (int w = 0; w < ctx_.size; ++w) {
+    if (w != ctx_.rank) send_end(w);
+  }
+}
+
+void Coordinator::heartbeat() {
+  if (deferred_.empty()) return;
+  const double now = ctx_.meter->now();
+  if (now - last_beat_ < 0.25 * ctx_.config.robust_timeout) return;
+  last_beat_ = now;
+  for (int w : deferred_) {
+    Reply r;
+    r.kind = kWait;
+    send(w, r);
+  }
 }
 
 void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
@@ -65,14 +165,43 @@ void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
   handle(status.MPI_SOURCE, request);
 }
 
+bool Coordinator::receive_results(int worker, std::int64_t bytes) {
+  result_buf_.resize(static_cast<std::size_t>(bytes));
+  MPI_Request r = MPI_REQUEST_NULL;
+  check_mpi(MPI_Irecv(result_buf_.data(), static_cast<int>(bytes), MPI_BYTE, worker, kTagResult, ctx_.comm, &r),
+            "MPI_Irecv");
+  if (!robust_) {
+    wait(r, MPI_STATUS_IGNORE, "MPI_Recv (chunk results)");
+    return true;
+  }
+  if (wait_until(r, MPI_STATUS_IGNORE, ctx_.meter->now() + ctx_.config.robust_timeout, "MPI_Recv (chunk results)")) {
+    return true;
+  }
+  // The worker failed between its report and its results: the report does
+  // not count, the chunk stays out and goes to another rank.
+  MPI_Cancel(&r);
+  MPI_Request_free(&r);
+  return false;
+}
+
 void Coordinator::handle(int worker, const Request& request) {
+  const bool results = request.result_bytes >= 0 && receive_results(worker, request.result_bytes);
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
-  if (request.id >= 0 && request.kind != kCommit) ledger_.finished(worker, request.id, request.size);
+  if (request.result_bytes >= 0 && !results) return;  // its sender failed
+  if (request.id >= 0 && request.kind != kCommit) {
+    const bool first = ledger_.finished(request.id, request.size);
+    if (first && results) ctx_.results->commit(result_buf_.data(), result_buf_.size());
+    if (robust_ && first && ledger_.complete()) close();
+  }
   if (fb_.timed() && request.done > 0) {
     fb_.calc().record(ChunkTiming{worker, request.done, request.work, request.elapsed});
   }
   switch (request.kind) {
     case kAsk: {
+      if (robust_) {
+        if (ended_[static_cast<std::size_t>(worker)] == 0) answer_robust(worker);
+        break;
+      }
       Reply r;
       if (assign_->answer(worker, r)) send(worker, r);
       break;
@@ -92,6 +221,7 @@ int Coordinator::serve_ready() {
   double t0 = 0.0;
   const int served = ctx_.engine->poll(&t0);
   if (served > 0) ctx_.meter->served(t0, ctx_.meter->now());
+  if (robust_) heartbeat();
   return served;
 }
 
@@ -100,7 +230,15 @@ void Coordinator::serve_until(Done done) {
   const double t0 = ctx_.meter->now();
   bool any = false;
   while (!done()) {
-    if (!ctx_.engine->wait_one()) {
+    if (robust_) {
+      heartbeat();
+      // Wakes up for the heartbeat of deferred workers.
+      const double beat = last_beat_ + 0.25 * ctx_.config.robust_timeout;
+      const auto w = ctx_.engine->wait_one_until(beat);
+      if (w == ProgressEngine::Waited::Idle) {
+        throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
+      }
+    } else if (!ctx_.engine->wait_one()) {
       throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
     }
     any = true;
@@ -121,7 +259,8 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
   // arrived: a waiting worker then waits about one round trip, not for a
   // whole cadence (one MPI_Test when nothing is there).
   if (ctx_.size > 1) serve_ready();
-  Assignment::Own own = assign_->own_next();
+  Assignment::Own own;
+  if (!exhausted_) own = assign_->own_next();
   while (own.kind == Assignment::Own::Kind::Blocked) {
     // A worker's commit is one message away. Loops in flight together do
     // not wait for it here: the rank moves on and comes back.
@@ -142,11 +281,26 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
       return !blocked;
     });
   }
+  if (own.kind == Assignment::Own::Kind::None && robust_) {
+    exhausted_ = true;
+    // Every chunk is scheduled: the coordinator, too, takes a chunk out
+    // elsewhere (with P - 1 failures it executes all that is left itself).
+    if (!ledger_.complete()) {
+      if (const Ledger::Entry* e = ledger_.reissue(ctx_.rank)) {
+        own.kind = Assignment::Own::Kind::Chunk;
+        own.chunk = e->chunk;
+        own.id = e->id;
+        ++reissued_;
+      }
+    }
+  }
   if (own.kind == Assignment::Own::Kind::None) {
     own_over_ = true;
     return false;
   }
+  if (robust_) ledger_.scheduled(own.id, own.chunk, ctx_.rank);
   cut_.begin(own.chunk, own.id);
+  own_chunk_ = own.chunk;
   grab.new_chunk = true;
   grab.chunk = own.chunk;
   return true;
@@ -159,6 +313,11 @@ Grab Coordinator::acquire(bool may_wait) {
     if (ctx_.size > 1) serve_ready();
   }
   for (;;) {
+    if (!cut_.empty() && robust_ && !ledger_.out(cut_.id())) {
+      // Finished elsewhere first: the rest of this copy is not needed.
+      ctx_.results->drop(cut_.id());
+      cut_.clear();
+    }
     if (!cut_.empty()) {
       grab.kind = Grab::Kind::Piece;
       grab.piece = cut_.take(cadence_.budget());
@@ -179,14 +338,29 @@ Grab Coordinator::acquire(bool may_wait) {
         serve_until([&] { return ledger_.complete(); });
       }
     }
+    if (robust_) close();
     stop_listening();
     return Grab::of(Grab::Kind::Done);
   }
 }
 
-void Coordinator::finished(std::int64_t /*id*/, Index size, double work) {
-  ledger_.finished_here(size);
+void Coordinator::own_chunk_done(std::int64_t id) {
+  if (!robust_) {
+    ctx_.results->commit_own(id);
+    return;
+  }
+  if (ledger_.finished(id, own_chunk_.size)) {
+    ctx_.results->commit_own(id);
+    if (ledger_.complete()) close();
+  } else {
+    ctx_.results->drop(id);
+  }
+}
+
+void Coordinator::finished(std::int64_t id, Index size, double work) {
+  if (!robust_) ledger_.finished_here(size);
   if (fb_.timed()) fb_.add(size, work);
+  if (cut_.empty() && id == cut_.id()) own_chunk_done(id);
 }
 
 void Coordinator::end(const std::vector<RankFigures>& all) {

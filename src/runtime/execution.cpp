@@ -1,7 +1,11 @@
 #include "runtime/execution.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 
 #include "feedback.hpp"
 #include "models.hpp"
@@ -22,7 +26,6 @@ Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const E
                      ChunkObserver* observer)
     : ctx_(std::make_unique<Context>()),
       meter_(std::make_unique<Meter>()),
-      exchange_(std::make_unique<AllRanksExchange>()),
       observer_(observer) {
   ctx_->channel = &private_channel(comm, channel);
   ctx_->comm = ctx_->channel->comm;
@@ -32,7 +35,14 @@ Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const E
   ctx_->meter = meter_.get();
   ctx_->config = config;
   ctx_->config.observe = observer != nullptr;
+  ctx_->results = &results_;
   fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
+  if (config.robust) {
+    exchange_ = std::make_unique<SurvivorsExchange>(config.coordinator, &ctx_->epoch, 0.1 * config.robust_timeout,
+                                                    config.robust_timeout);
+  } else {
+    exchange_ = std::make_unique<AllRanksExchange>();
+  }
 }
 
 Execution::~Execution() {
@@ -99,7 +109,9 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
   overhead_at_finish_ = -1.0;
   t_start_ = clock_now();
   fb_->start(n_, t_start_);
-  timed_ = fb_->timed() || observer_ != nullptr;
+  results_.start(first);
+  fail_chunks_ = 0;
+  timed_ = fb_->timed() || observer_ != nullptr || ctx_->config.slow_factor > 1.0;
   meter_->reset(timed_, ctx_->config.delay_us, observer_);
   if (!sched_) sched_ = make_scheduler(*ctx_, *fb_);
   if (observer_ != nullptr) observer_->begin(step_, n_, ctx_->size);
@@ -111,18 +123,50 @@ void Execution::exclude(double seconds) {
   if (sched_) sched_->exclude(seconds);
 }
 
+void Execution::attach(const void* data, std::size_t bytes) {
+  if (!in_piece_) throw Error("lb4mpi: a result was attached outside a chunk (attach it before the next next())");
+  results_.attach(data, bytes);
+}
+
+void Execution::maybe_fail(bool new_chunk) {
+  const ExecConfig& c = ctx_->config;
+  if (!c.fail_here) return;
+  if (new_chunk) ++fail_chunks_;
+  bool now = false;
+  if (c.fail_after_chunks >= 1) {
+    now = fail_chunks_ >= c.fail_after_chunks;  // its k-th chunk arrived: it dies with it
+  } else if (c.fail_after_s >= 0.0) {
+    now = clock_now() - t_start_ >= c.fail_after_s;
+  } else {
+    now = true;  // at its first chunk
+  }
+  if (!now) return;
+  std::fprintf(stderr, "lb4mpi: failure injection: rank %d stops now (%s, LB4MPI_FAIL_RANKS)\n", ctx_->rank,
+               c.fail_exit ? "exit" : "SIGKILL");
+  std::fflush(stderr);
+  std::fflush(stdout);
+  if (c.fail_exit) _exit(1);
+  raise(SIGKILL);
+}
+
 void Execution::close_piece() {
   in_piece_ = false;
+  results_.end_piece();
   mine_.iterations += piece_size_;
   double work = 0.0;
   if (timed_) {
-    const double t = clock_now();
+    double t = clock_now();
+    if (ctx_->config.slow_factor > 1.0) {  // perturbation: this rank is slowed
+      spin_for_us((ctx_->config.slow_factor - 1.0) * (t - t_piece_) * 1e6);
+      t = clock_now();
+    }
     work = t - t_piece_;
     mine_.work_time += work;
     if (observer_ != nullptr) observer_->piece(t_piece_ - observer_->origin(), t - observer_->origin());
   }
   ++g_pieces_ended;
   sched_->finished(piece_id_, piece_size_, work);
+  if (!sched_->ships_results()) results_.commit_own(piece_id_);  // committed where executed
 }
 
 void Execution::end_piece() {
@@ -149,6 +193,8 @@ Grab::Kind Execution::obtain(bool may_wait, Chunk& piece) {
           observer_->chunk(first_ + g.chunk.begin, g.chunk.size, t0 - observer_->origin(), t1 - observer_->origin());
         }
       }
+      maybe_fail(g.new_chunk);
+      results_.begin_piece(g.chunk_id, g.piece);
       in_piece_ = true;
       piece_id_ = g.chunk_id;
       piece_size_ = g.piece.size;
@@ -195,6 +241,7 @@ std::vector<RankFigures> Execution::finish() {
   mine_.calculations = meter_->calculations;
   mine_.overhead = meter_->overhead;
   mine_.serve_time = meter_->serve_time;
+  mine_.reissued = sched_->reissued();
   if (!timed_) {
     // Pieces were not timed: the rank's time until its last piece ended,
     // minus what it spent obtaining them (local chunk calculations, a few

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lb4mpi/types.hpp"
+#include "runtime/clock.hpp"
 
 namespace lb4mpi::rt {
 
@@ -35,6 +36,27 @@ int wait_any(int count, MPI_Request* requests, MPI_Status* status) {
     int done = 0;
     check_mpi(MPI_Testany(count, requests, &index, &done, status), "MPI_Waitany");
     if (done != 0) return index;
+    backoff(polls);
+  }
+}
+
+int wait_any_until(int count, MPI_Request* requests, MPI_Status* status, double deadline) {
+  for (int polls = 0;; ++polls) {
+    int index = MPI_UNDEFINED;
+    int done = 0;
+    check_mpi(MPI_Testany(count, requests, &index, &done, status), "MPI_Waitany");
+    if (done != 0) return index;
+    if (polls >= kSpinPolls && clock_now() > deadline) return kTimedOut;
+    backoff(polls);
+  }
+}
+
+bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const char* what) {
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    check_mpi(MPI_Test(&request, &done, status), what);
+    if (done != 0) return true;
+    if (polls >= kSpinPolls && clock_now() > deadline) return false;
     backoff(polls);
   }
 }

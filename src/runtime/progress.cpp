@@ -85,4 +85,14 @@ bool ProgressEngine::wait_one() {
   return true;
 }
 
+ProgressEngine::Waited ProgressEngine::wait_one_until(double deadline) {
+  if (!active()) return Waited::Idle;
+  MPI_Status st;
+  const int slot = wait_any_until(static_cast<int>(requests_.size()), requests_.data(), &st, deadline);
+  if (slot == kTimedOut) return Waited::TimedOut;
+  if (slot == MPI_UNDEFINED) return Waited::Idle;
+  complete(slot, st);
+  return Waited::Completed;
+}
+
 }  // namespace lb4mpi::rt

@@ -10,6 +10,9 @@ namespace lb4mpi::rt {
 enum Tag : int {
   kTagRequest = 4101,  ///< worker -> coordinator
   kTagReply = 4102,    ///< coordinator -> worker
+  kTagResult = 4103,   ///< worker -> coordinator: the results of a finished chunk, right after its report
+  kTagFigures = 4104,  ///< robust: worker -> coordinator, its figures at the end of an execution
+  kTagReport = 4105,   ///< robust: coordinator -> worker, every finishing rank's figures
 };
 
 enum RequestKind : std::int32_t {
@@ -27,6 +30,7 @@ struct Request {
   std::int64_t done = 0;      ///< adaptive techniques: iterations executed since the previous report
   double work = 0.0;          ///< seconds of work for them
   double elapsed = 0.0;       ///< seconds since the previous report
+  std::int64_t result_bytes = -1;  ///< >= 0: a kTagResult message of the finished chunk's results follows
 };
 
 enum ReplyKind : std::int32_t {
@@ -34,6 +38,7 @@ enum ReplyKind : std::int32_t {
   kChunk = 1,  ///< CCA: the chunk [begin, begin + size), id = its step
   kStep = 2,   ///< DCA closed form: step `id`, the rank computes its chunk
   kGrant = 3,  ///< DCA grant: step `id` starting at `begin` with R_i = size and the shared inputs
+  kWait = 4,   ///< robust: nothing for you yet, the coordinator is alive (the worker waits on)
 };
 
 struct Reply {
@@ -43,7 +48,7 @@ struct Reply {
   std::int64_t begin = 0;
   std::int64_t size = 0;
   std::int32_t measured = 1;  ///< grant: the rank has a measurement
-  std::int32_t reserved = 0;
+  std::int32_t reissued = 0;  ///< robust: the chunk was handed out before (to a rank that has not finished it)
   double a = 0.0;             ///< grant: SharedInputs a, b, c
   double b = 0.0;
   double c = 0.0;

@@ -1,5 +1,8 @@
 #include "worker.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::rt {
@@ -19,30 +22,49 @@ void Worker::post_reply() {
   check_mpi(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, ctx_.config.coordinator, kTagReply, ctx_.comm,
                       &ctx_.engine->request(slot_)),
             "MPI_Irecv");
+  posted_ = true;
 }
 
 void Worker::start(Index n) {
-  if (send_ != MPI_REQUEST_NULL) wait(send_, MPI_STATUS_IGNORE);
+  robust_ = ctx_.config.robust;
+  finish_send();
   assign_->start(n);
   cut_.clear();
   ended_ = false;
   ready_.reset();
   unreported_.clear();
+  cadence_.configure(-1);
+  last_heard_ = ctx_.meter->now();
   // The coordinator sends the first piece of work unasked.
-  post_reply();
+  if (!posted_) post_reply();
   outstanding_ = true;
 }
 
 void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
+  posted_ = false;
   if (reply_.epoch != ctx_.epoch) {  // of an abandoned execution: dropped, ours is still to come
     post_reply();
     return;
   }
+  last_heard_ = ctx_.meter->now();
+  if (reply_.kind == kWait) {  // robust: still deferred, the coordinator is alive
+    post_reply();
+    return;
+  }
   outstanding_ = false;
-  // Interpreted at once, not when the rank next asks for work of this loop:
-  // a grant locks the coordinator's assignment until this rank commits,
-  // which must not wait while the rank executes a chunk of another loop.
-  ready_ = assign_->interpret(reply_);
+  if (reply_.kind == kChunk && reply_.reissued != 0) {
+    // Robust mode: a chunk handed out before, whatever the assignment.
+    Assignment::Got got;
+    got.end = false;
+    got.chunk = Chunk{reply_.begin, reply_.size};
+    got.id = reply_.id;
+    ready_ = got;
+  } else {
+    // Interpreted at once, not when the rank next asks for work of this loop:
+    // a grant locks the coordinator's assignment until this rank commits,
+    // which must not wait while the rank executes a chunk of another loop.
+    ready_ = assign_->interpret(reply_);
+  }
   if (ready_->commit) {
     Request c;
     c.kind = kCommit;
@@ -51,12 +73,45 @@ void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
     c.size = ready_->chunk.size;
     send(c);
   }
+  // Robust mode listens on: the next reply is the answer to its next
+  // request, or the end of the loop, which may come before it asks.
+  if (robust_ && !ready_->end) post_reply();
+}
+
+void Worker::coordinator_silent(const char* while_doing) const {
+  throw Error("lb4mpi: robust mode: rank " + std::to_string(ctx_.rank) + " heard nothing from the coordinator (rank " +
+              std::to_string(ctx_.config.coordinator) + ") for " + std::to_string(ctx_.config.robust_timeout) +
+              " s (LB4MPI_ROBUST_TIMEOUT) " + while_doing +
+              ": it has probably failed; robust mode survives the failure of any rank but the coordinator "
+              "(docs/ROBUST.md)");
+}
+
+void Worker::send_to_coordinator(const void* data, int bytes, int tag, const char* what) {
+  if (!robust_) {
+    check_mpi(MPI_Send(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm), what);
+    return;
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  check_mpi(MPI_Isend(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm, &r), what);
+  if (!wait_until(r, MPI_STATUS_IGNORE, clock_now() + ctx_.config.robust_timeout, what)) {
+    MPI_Request_free(&r);  // never completes: the coordinator is gone
+    coordinator_silent("while sending to it");
+  }
+}
+
+void Worker::finish_send() {
+  if (send_ == MPI_REQUEST_NULL) return;
+  if (!robust_) {
+    wait(send_, MPI_STATUS_IGNORE);
+  } else if (!wait_until(send_, MPI_STATUS_IGNORE, clock_now() + ctx_.config.robust_timeout)) {
+    MPI_Request_free(&send_);
+    coordinator_silent("while sending to it");
+  }
 }
 
 void Worker::send(Request& message) {
   message.epoch = ctx_.epoch;
-  check_mpi(MPI_Send(&message, sizeof message, MPI_BYTE, ctx_.config.coordinator, kTagRequest, ctx_.comm),
-            "MPI_Send");
+  send_to_coordinator(&message, sizeof message, kTagRequest, "MPI_Send");
 }
 
 void Worker::pop_unreported(Request& into) {
@@ -64,16 +119,24 @@ void Worker::pop_unreported(Request& into) {
   into.id = d.id;
   into.begin = d.chunk.begin;
   into.size = d.chunk.size;
+  into.result_bytes = ctx_.results->take(d.id, results_buf_) ? static_cast<std::int64_t>(results_buf_.size()) : -1;
   unreported_.pop_front();
 }
 
+void Worker::send_results(const Request& report) {
+  if (report.result_bytes < 0) return;
+  send_to_coordinator(results_buf_.data(), static_cast<int>(results_buf_.size()), kTagResult,
+                      "MPI_Send (chunk results)");
+}
+
 void Worker::ask() {
-  if (send_ != MPI_REQUEST_NULL) wait(send_, MPI_STATUS_IGNORE);  // the previous request's buffer
+  finish_send();  // the previous request's buffer
   while (unreported_.size() > 1) {  // rare: more than one chunk finished since the last request
     Request f;
     f.kind = kFinished;
     pop_unreported(f);
     send(f);
+    send_results(f);
   }
   outgoing_ = Request{};
   outgoing_.epoch = ctx_.epoch;
@@ -85,16 +148,17 @@ void Worker::ask() {
     outgoing_.work = m.work_time;
     outgoing_.elapsed = m.elapsed_time;
   }
-  post_reply();  // before asking
+  if (!posted_) post_reply();  // before asking
   check_mpi(MPI_Isend(&outgoing_, sizeof outgoing_, MPI_BYTE, ctx_.config.coordinator, kTagRequest, ctx_.comm,
                       &send_),
             "MPI_Isend");
+  send_results(outgoing_);
   outstanding_ = true;
 }
 
 void Worker::report_finished() {
   if (unreported_.empty()) return;
-  if (send_ != MPI_REQUEST_NULL) wait(send_, MPI_STATUS_IGNORE);
+  finish_send();
   bool first = true;
   while (!unreported_.empty()) {
     Request f;
@@ -108,12 +172,38 @@ void Worker::report_finished() {
     }
     first = false;
     send(f);
+    send_results(f);
+  }
+}
+
+void Worker::await_reply() {
+  while (!ready_) {
+    // Serves and receives for every loop of the engine meanwhile.
+    if (!robust_) {
+      if (!ctx_.engine->wait_one()) throw Error("lb4mpi: internal error: a worker waits for no reply");
+      continue;
+    }
+    const double timeout = ctx_.config.robust_timeout;
+    const auto w = ctx_.engine->wait_one_until(last_heard_ + timeout);
+    if (w == ProgressEngine::Waited::Idle) throw Error("lb4mpi: internal error: a worker waits for no reply");
+    if (w == ProgressEngine::Waited::TimedOut && clock_now() > last_heard_ + timeout) {
+      coordinator_silent("while waiting for work");
+    }
   }
 }
 
 Grab Worker::acquire(bool may_wait) {
   Grab grab;
   for (;;) {
+    if (robust_ && !cut_.empty()) {
+      // Checked between pieces: the end of the loop cuts the chunk short
+      // (every iteration is finished, this copy is not needed).
+      ctx_.engine->poll();
+      if (ready_ && ready_->end) {
+        ctx_.results->drop(cut_.id());
+        cut_.clear();
+      }
+    }
     if (!cut_.empty()) {
       Index k = cut_.left();
       if (!outstanding_ && !ended_ && !ready_) {
@@ -125,9 +215,14 @@ Grab Worker::acquire(bool may_wait) {
           k -= request_at_;
         }
       }
+      if (robust_) {
+        if (cadence_.due()) cadence_.checked(ctx_.meter->now());
+        k = std::min(k, cadence_.budget());
+      }
       grab.kind = Grab::Kind::Piece;
       grab.piece = cut_.take(k);
       grab.chunk_id = cut_.id();
+      if (robust_) cadence_.executed(grab.piece.size);
       return grab;
     }
     if (ended_) {
@@ -145,10 +240,7 @@ Grab Worker::acquire(bool may_wait) {
           return Grab::of(Grab::Kind::NotNow);  // the caller moves on to another loop
         }
       } else {
-        while (!ready_) {
-          // Serves and receives for every loop of the engine meanwhile.
-          if (!ctx_.engine->wait_one()) throw Error("lb4mpi: internal error: a worker waits for no reply");
-        }
+        await_reply();
       }
       if (timed_here) ctx_.meter->spent(t0, ctx_.meter->now());
     }
@@ -156,11 +248,13 @@ Grab Worker::acquire(bool may_wait) {
     ready_.reset();
     if (got.end) {
       ended_ = true;
+      if (robust_) unreported_.clear();  // the loop is complete: nobody needs these reports
       continue;
     }
     cut_.begin(got.chunk, got.id);
     current_ = got.chunk;
     request_at_ = assign_->prefetch() ? request_point(ctx_.config.request_when, got.chunk.size) : 0;
+    if (robust_) cadence_.checked(ctx_.meter->now());
     grab.new_chunk = true;
     grab.chunk = got.chunk;
   }
@@ -168,7 +262,7 @@ Grab Worker::acquire(bool may_wait) {
 
 void Worker::finished(std::int64_t id, Index size, double work) {
   if (fb_.timed()) fb_.add(size, work);
-  if (cut_.empty() && id == cut_.id()) unreported_.push_back(Done{id, current_});
+  if (cut_.empty() && id == cut_.id() && !(robust_ && ended_)) unreported_.push_back(Done{id, current_});
 }
 
 }  // namespace lb4mpi::rt

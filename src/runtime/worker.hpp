@@ -26,6 +26,7 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   void start(Index n) override;
   Grab acquire(bool may_wait) override;
   void finished(std::int64_t id, Index size, double work) override;
+  [[nodiscard]] bool ships_results() const override { return true; }
 
  private:
   void on_complete(int slot, const MPI_Status& status) override;
@@ -33,8 +34,19 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   void send(Request& message);  // to the coordinator, without a reply
   void ask();
   void report_finished();  // every finished chunk not yet reported, on its own
-  /// The oldest unreported finished chunk goes into `into` (id, begin, size).
+  /// The oldest unreported finished chunk goes into `into` (id, begin, size,
+  /// and the size of its results, which results_buf_ then holds).
   void pop_unreported(Request& into);
+  /// After a report that announced results: sends them.
+  void send_results(const Request& report);
+  /// Waits for the reply (robust mode: no longer than the timeout).
+  void await_reply();
+  /// MPI_Send to the coordinator; robust mode: nonblocking, waited for at
+  /// most the timeout (a send to a failed rank may never complete).
+  void send_to_coordinator(const void* data, int bytes, int tag, const char* what);
+  /// Completes send_ (robust mode: within the timeout).
+  void finish_send();
+  [[noreturn]] void coordinator_silent(const char* while_doing) const;
 
   struct Done {
     std::int64_t id;
@@ -55,6 +67,14 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   /// The interpreted reply not yet taken: a chunk, or end.
   std::optional<Assignment::Got> ready_;
   std::deque<Done> unreported_;  // finished chunks the coordinator does not know of yet
+  std::vector<std::byte> results_buf_;  // the results of the report being sent
+  // Robust mode: the reply receive stays posted, so that the end of the
+  // loop (every iteration finished elsewhere) cuts short what the rank
+  // executes; chunks are executed in pieces checked cadence_ apart.
+  bool robust_ = false;
+  bool posted_ = false;      // the reply receive is posted
+  ServeCadence cadence_;
+  double last_heard_ = 0.0;  // when the coordinator was last heard of
 };
 
 }  // namespace lb4mpi::rt

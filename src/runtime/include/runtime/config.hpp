@@ -33,6 +33,22 @@ struct ExecConfig {
   double delay_us = 0.0;
   /// Per-chunk timing for an observer (tracing): every piece is timed.
   bool observe = false;
+  /// Robust mode (rDLB): scheduled-unfinished chunks are handed out again
+  /// once every chunk is scheduled; the first completion counts; the report
+  /// is exchanged among the ranks that finished (docs/ROBUST.md).
+  bool robust = false;
+  /// Robust mode: seconds a worker waits for a silent coordinator.
+  double robust_timeout = 10.0;
+  /// Failure injection on this rank: it stops after `fail_after_chunks`
+  /// chunks started (>= 1) or `fail_after_s` seconds into an execution
+  /// (>= 0), checked between pieces; by SIGKILL (fail_exit false) or _exit.
+  bool fail_here = false;
+  int fail_after_chunks = -1;
+  double fail_after_s = -1.0;
+  bool fail_exit = false;
+  /// Perturbation on this rank: every piece of work takes this many times
+  /// as long (a busy wait after it); 1 = none.
+  double slow_factor = 1.0;
 };
 
 /// Automatic break_after: a coordinator checks for requests about this often

@@ -21,6 +21,7 @@
 #include "runtime/figures.hpp"
 #include "runtime/observer.hpp"
 #include "runtime/progress.hpp"
+#include "runtime/results.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
@@ -61,6 +62,12 @@ class Execution {
   [[nodiscard]] bool drained() const { return drained_; }
   /// `003` tExclude: seconds this rank spent on other loops of its set.
   void exclude(double seconds);
+  /// Bytes of results for the current piece (several calls append): they
+  /// travel with the chunk's completion and are committed on the
+  /// coordinator, once per chunk (runtime/results.hpp).
+  void attach(const void* data, std::size_t bytes);
+  /// The coordinator's commit function (other ranks never call it).
+  void set_commit(CommitFn fn) { results_.set_commit(std::move(fn)); }
 
   /// Collective: completes the protocol (a rank that stopped early takes and
   /// drops the rest of its share), exchanges the figures, lets the model
@@ -86,6 +93,10 @@ class Execution {
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<ReportExchange> exchange_;
   ChunkObserver* observer_;
+  void maybe_fail(bool new_chunk);  // failure injection (ExecConfig::fail_here)
+
+  ResultStore results_;
+  Index fail_chunks_ = 0;  // chunks started this execution (failure injection)
   bool timed_ = false;  // every piece and acquire is timed (adaptive technique or observer)
   Index first_ = 0;
   Index n_ = 0;

@@ -1,6 +1,8 @@
 // What one rank measured in one execution of a loop: exchanged among the
 // ranks at its end (ReportExchange) and turned into a report by a front end.
 #pragma once
+#include <cstdint>
+
 #include "lb4mpi/types.hpp"
 
 namespace lb4mpi::rt {
@@ -15,6 +17,9 @@ struct RankFigures {
   double serve_time = 0.0; ///< coordinator: seconds serving others (part of overhead)
   double finish_time = 0.0;  ///< seconds from its start to the end of its last piece
   double exit_time = 0.0;    ///< seconds from its start until it learnt the loop was over
+  Index reissued = 0;        ///< robust, the coordinator: chunks it handed out again
+  std::int32_t failed = 0;   ///< robust: 1 when the rank did not finish the loop (its figures are unknown)
+  std::int32_t reserved = 0;
 };
 
 }  // namespace lb4mpi::rt

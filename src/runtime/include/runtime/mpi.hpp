@@ -23,6 +23,12 @@ void wait(MPI_Request& request, MPI_Status* status, const char* what = "MPI_Wait
 /// The same for MPI_Waitany: returns the index completed (MPI_UNDEFINED
 /// when every request is MPI_REQUEST_NULL).
 int wait_any(int count, MPI_Request* requests, MPI_Status* status);
+/// wait_any() with a deadline on clock_now(): MPI_UNDEFINED when every
+/// request is MPI_REQUEST_NULL, kTimedOut when `deadline` passed first.
+int wait_any_until(int count, MPI_Request* requests, MPI_Status* status, double deadline);
+/// wait() with a deadline: false (the request still posted) when it passed first.
+bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const char* what = "MPI_Wait");
+inline constexpr int kTimedOut = -2;
 inline constexpr int kSpinPolls = 256;
 /// The pause between two fruitless polls number `polls` and `polls + 1` of
 /// something another rank must do first: none for the first kSpinPolls,

@@ -46,6 +46,10 @@ class ProgressEngine {
   /// Waits until one posted request completes (politely: see rt::wait) and
   /// runs its handler; false at once when nothing is posted.
   bool wait_one();
+  /// wait_one() with a deadline on clock_now(): Completed, Idle (nothing
+  /// posted) or TimedOut.
+  enum class Waited : std::uint8_t { Completed, Idle, TimedOut };
+  Waited wait_one_until(double deadline);
   /// Requests completed so far (and acted on): a change tells a caller that
   /// some loop's state may have moved since it last looked.
   [[nodiscard]] std::uint64_t completions() const { return completions_; }

@@ -52,6 +52,11 @@ class Scheduler {
   /// `003` tExclude: `seconds` this rank spent on other loops of its set do
   /// not count in the elapsed times this loop learns from.
   virtual void exclude(double /*seconds*/) {}
+  /// Whether the model carries results to a coordinator (two-sided models);
+  /// otherwise they are committed on the rank that executed them.
+  [[nodiscard]] virtual bool ships_results() const { return false; }
+  /// Robust mode, on the coordinator: chunks handed out again this execution.
+  [[nodiscard]] virtual Index reissued() const { return 0; }
 };
 
 }  // namespace lb4mpi::rt

@@ -1,0 +1,72 @@
+// Results that travel with a chunk's completion (rDLB, `004` Algorithm 1's
+// DLS_endChunk(info, data)): the executing rank attaches bytes to each piece
+// of work it executes; when the chunk is finished they go to the
+// coordinator with its report, and the coordinator commits them — hands
+// them to the front end's commit function, piece by piece — for the first
+// completion of the chunk only. So results survive the rank that produced
+// them, and a chunk executed twice (robust mode) is committed once.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "lb4mpi/types.hpp"
+
+namespace lb4mpi::rt {
+
+/// Called on the coordinator for each committed piece: the piece (absolute
+/// iteration indices) and the bytes attached to it.
+using CommitFn = std::function<void(Chunk piece, const std::byte* data, std::size_t bytes)>;
+
+class ResultStore {
+ public:
+  void start(Index first) {
+    first_ = first;
+    pending_.clear();
+    current_ = -1;
+  }
+  void set_commit(CommitFn fn) { commit_ = std::move(fn); }
+  [[nodiscard]] bool committing() const { return static_cast<bool>(commit_); }
+
+  /// A piece of chunk `id` starts on this rank (0-based within the loop).
+  void begin_piece(std::int64_t id, Chunk piece) {
+    current_ = index_of(id);
+    pending_[static_cast<std::size_t>(current_)].pieces.push_back(Piece{piece.begin, piece.size, 0});
+  }
+  /// Bytes for the current piece (several calls append).
+  void attach(const void* data, std::size_t bytes);
+  [[nodiscard]] bool in_piece() const { return current_ >= 0; }
+  void end_piece() { current_ = -1; }
+
+  /// The serialized results of chunk `id` into `out`, forgotten here; false
+  /// (out empty) when nothing was attached to it.
+  bool take(std::int64_t id, std::vector<std::byte>& out);
+  /// Forgets what was attached to chunk `id` (a duplicate cut short).
+  void drop(std::int64_t id);
+  /// The coordinator's own chunk `id` finished first: commit its results.
+  void commit_own(std::int64_t id);
+  /// Commits results serialized by take() on another rank.
+  void commit(const std::byte* data, std::size_t bytes) const;
+
+ private:
+  struct Piece {
+    Index begin;
+    Index size;
+    std::int64_t bytes;
+  };
+  struct Pending {
+    std::int64_t id = -1;
+    std::vector<Piece> pieces;
+    std::vector<std::byte> data;
+  };
+  int index_of(std::int64_t id);  // adds an entry for `id` when there is none
+  void erase(std::size_t at);
+
+  Index first_ = 0;
+  CommitFn commit_;
+  std::vector<Pending> pending_;  // a few: the chunk in execution, finished ones not yet reported
+  int current_ = -1;  // the entry of the piece being executed
+};
+
+}  // namespace lb4mpi::rt

@@ -1,0 +1,141 @@
+// The end of a robust execution without a collective call (docs/ROBUST.md).
+#include <string>
+#include <type_traits>
+
+#include "protocol.hpp"
+#include "runtime/clock.hpp"
+#include "runtime/exchange.hpp"
+#include "runtime/mpi.hpp"
+
+namespace lb4mpi::rt {
+
+SurvivorsExchange::~SurvivorsExchange() {
+  for (Pending* p : pending_) {
+    bool done = true;
+    for (MPI_Request& r : p->requests) {
+      if (r == MPI_REQUEST_NULL) continue;
+      int flag = 0;
+      MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+      if (flag == 0) {
+        MPI_Request_free(&r);  // to a failed rank: never completes, its buffer stays
+        done = false;
+      }
+    }
+    if (done) delete p;
+  }
+}
+
+std::vector<RankFigures> SurvivorsExchange::exchange(MPI_Comm comm, const RankFigures& mine) {
+  static_assert(std::is_trivially_copyable_v<Message>);  // the ranks of one job share one architecture
+  int size = 1;
+  int rank = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  // Reports of earlier executions that have arrived since are let go.
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    int flag = 0;
+    check_mpi(MPI_Testall(static_cast<int>((*it)->requests.size()), (*it)->requests.data(), &flag,
+                          MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+    if (flag != 0) {
+      delete *it;
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (size == 1) return {mine};
+  return rank == coordinator_ ? gather(comm, size, mine) : receive(comm, size, mine);
+}
+
+std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, const RankFigures& mine) {
+  std::vector<Message> in(static_cast<std::size_t>(size));
+  std::vector<MPI_Request> req(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
+  std::vector<char> arrived(static_cast<std::size_t>(size), 0);
+  const auto post = [&](int w) {
+    check_mpi(MPI_Irecv(&in[static_cast<std::size_t>(w)], sizeof(Message), MPI_BYTE, w, kTagFigures, comm,
+                        &req[static_cast<std::size_t>(w)]),
+              "MPI_Irecv");
+  };
+  for (int w = 0; w < size; ++w) {
+    if (w != coordinator_) post(w);
+  }
+  const double deadline = clock_now() + grace_;
+  for (int left = size - 1; left > 0;) {
+    MPI_Status st;
+    const int w = wait_any_until(size, req.data(), &st, deadline);
+    if (w == kTimedOut || w == MPI_UNDEFINED) break;
+    if (in[static_cast<std::size_t>(w)].epoch != *epoch_) {  // a late rank's figures of an earlier execution
+      post(w);
+      continue;
+    }
+    arrived[static_cast<std::size_t>(w)] = 1;
+    --left;
+  }
+  auto* out = new Pending;
+  out->report.resize(static_cast<std::size_t>(size));
+  std::vector<RankFigures> all(static_cast<std::size_t>(size));
+  for (int w = 0; w < size; ++w) {
+    const auto i = static_cast<std::size_t>(w);
+    if (req[i] != MPI_REQUEST_NULL) {  // not heard of: failed, or too late
+      MPI_Cancel(&req[i]);
+      MPI_Request_free(&req[i]);
+    }
+    if (w == coordinator_) {
+      all[i] = mine;
+    } else if (arrived[i] != 0) {
+      all[i] = in[i].figures;
+    } else {
+      all[i] = RankFigures{};
+      all[i].failed = 1;
+    }
+    out->report[i].epoch = *epoch_;
+    out->report[i].figures = all[i];
+  }
+  // To every rank, also those not heard of: a late one finds it when it is done.
+  out->requests.assign(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
+  for (int w = 0; w < size; ++w) {
+    if (w == coordinator_) continue;
+    const int rc = MPI_Isend(out->report.data(), static_cast<int>(sizeof(Message) * out->report.size()), MPI_BYTE, w,
+                             kTagReport, comm, &out->requests[static_cast<std::size_t>(w)]);
+    if (rc != MPI_SUCCESS) out->requests[static_cast<std::size_t>(w)] = MPI_REQUEST_NULL;
+  }
+  pending_.push_back(out);
+  return all;
+}
+
+std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, const RankFigures& mine) {
+  Message m;
+  m.epoch = *epoch_;
+  m.figures = mine;
+  const double deadline = clock_now() + timeout_;
+  const auto silent = [this] {
+    return Error("lb4mpi: robust mode: no report from the coordinator (rank " + std::to_string(coordinator_) +
+                 ") within " + std::to_string(timeout_) +
+                 " s (LB4MPI_ROBUST_TIMEOUT) after the loop: it has probably failed (docs/ROBUST.md)");
+  };
+  MPI_Request s = MPI_REQUEST_NULL;
+  check_mpi(MPI_Isend(&m, sizeof m, MPI_BYTE, coordinator_, kTagFigures, comm, &s), "MPI_Isend (figures)");
+  if (!wait_until(s, MPI_STATUS_IGNORE, deadline, "MPI_Send (figures)")) {
+    MPI_Request_free(&s);
+    throw silent();
+  }
+  std::vector<Message> report(static_cast<std::size_t>(size));
+  for (;;) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    check_mpi(MPI_Irecv(report.data(), static_cast<int>(sizeof(Message) * report.size()), MPI_BYTE, coordinator_,
+                        kTagReport, comm, &r),
+              "MPI_Irecv");
+    if (!wait_until(r, MPI_STATUS_IGNORE, deadline, "MPI_Recv (report)")) {
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+      throw silent();
+    }
+    if (report[0].epoch == *epoch_) break;  // else a report of an execution this rank was late for
+  }
+  std::vector<RankFigures> all(static_cast<std::size_t>(size));
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = report[i].figures;
+  return all;
+}
+
+}  // namespace lb4mpi::rt
