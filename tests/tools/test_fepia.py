@@ -175,6 +175,11 @@ class Metrics(unittest.TestCase):
         self.assertAlmostEqual(rows[("GSS", "noise")]["rho"], 1)
         self.assertAlmostEqual(rows[("SS", "noise")]["rho"], 20)
         self.assertAlmostEqual(rows[("GSS", "noise")]["radius_s"], -1)  # the radius itself is reported as measured
+        # No record has "robust": no such column.
+        self.assertNotIn("robust", json.loads(out)["rows"][0])
+        self.assertEqual(json.loads(out)["group_by"], ["technique"])
+        rc, out, err = run(f"{b}=baseline", f"{p}=noise")
+        self.assertIn("| technique | scenario | kind |", out)
 
 
 class Errors(unittest.TestCase):

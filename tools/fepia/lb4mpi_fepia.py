@@ -70,8 +70,8 @@ def parse_args(argv):
                    help="comma-separated glob patterns: scenarios that are perturbations (rho_flex), "
                         "among those not matched as failures; default: * (all others)")
     p.add_argument("--group-by", default="technique,robust", metavar="FIELDS",
-                   help="comma-separated fields naming a variant (default: technique,robust; "
-                        "a field a record lacks counts as empty)")
+                   help="comma-separated fields naming a variant (default: technique,robust; a field "
+                        "no record has is left out, one that some records lack counts as empty)")
     p.add_argument("--min-radius", type=float, default=None, metavar="SECONDS",
                    help="raise every radius below SECONDS to SECONDS before the ratio "
                         "(keeps rho defined when a scenario costs no time)")
@@ -133,8 +133,12 @@ def read_records(args):
             if scenario is None or scenario == "":
                 raise InputError(f"{where}: no scenario: the record has no \"{args.scenario_field}\" field "
                                  f"and the input has no label (FILE=SCENARIO or --scenario NAME)")
-            variant = tuple(value_text(obj.get(field)) for field in globs(args.group_by))
-            records.append({"variant": variant, "scenario": str(scenario), "t_par_s": t})
+            records.append({"obj": obj, "scenario": str(scenario), "t_par_s": t})
+    # The variant: the --group-by fields that some record has (e.g. no "robust"
+    # column for runs of apps that do not print it).
+    args.fields = [f for f in globs(args.group_by) if any(f in r["obj"] for r in records)]
+    for r in records:
+        r["variant"] = tuple(value_text(r["obj"].get(f)) for f in args.fields)
     return records
 
 
@@ -218,7 +222,7 @@ def rho_name(kind):
 
 
 def markdown(scenarios, variants, cells, rmin, args):
-    fields = globs(args.group_by)
+    fields = args.fields
     d = args.digits
     out = []
     out.append(f"Robustness after 004 §4.1 (FePIA): radius r = T_par(π) − T_par({args.baseline}), "
@@ -261,7 +265,7 @@ def cells_kind(cells, scenario):
 
 
 def as_json(scenarios, variants, cells, rmin, args):
-    fields = globs(args.group_by)
+    fields = args.fields
     rows = []
     for v in variants:
         for s in scenarios:
