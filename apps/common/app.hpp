@@ -40,7 +40,9 @@ class AppContext {
 
   /// Parses the command line. --help: rank 0 prints the help, AppExit{0}.
   /// A parse error: rank 0 prints it, AppExit{2}.
-  void parse(Cli& cli, int argc, char** argv) const;
+  void parse(Cli& cli, int argc, char** argv);
+  /// With --announce-start: "<app> [rank R]: loop started" on stderr.
+  void announce_start() const;
 
   /// From here on ranks communicate: an error may be local to one rank.
   void start_communicating() { communicating_ = true; }
@@ -75,6 +77,7 @@ class AppContext {
   std::string deferred_;
   bool robust_ = false;
   bool lost_ranks_ = false;
+  bool announce_start_ = false;
 };
 
 /// MPI_Init, body(context), MPI_Finalize; turns exceptions into messages and

@@ -61,6 +61,7 @@ std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, 
   auto start = SteadyClock::now();
   Loop loop(ctx.comm(), 0, n, opt);
   ctx.set_robust(opt.robust);
+  ctx.announce_start();
   for (int s = 0; s < repeat; ++s) {
     if (s > 0) {
       start = SteadyClock::now();

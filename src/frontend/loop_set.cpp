@@ -24,7 +24,12 @@ struct LoopSetState {
     group = std::make_unique<rt::LoopGroup>(comm, members);
     for (int l = 0; l < group->size(); ++l) {
       const LoopSpec& s = specs[static_cast<std::size_t>(l)];
-      start(group->loop(l), s.options, s.first, s.last);
+      // Through the start agreement, so that every rank stops alike.
+      const std::string refuse =
+          s.options.robust ? "lb4mpi: robust mode runs one loop at a time (lb4mpi::Loop, parallel_for); loops in "
+                             "flight together (LoopSet, DLS_StartMLoops) are not robust (docs/ROBUST.md)"
+                           : "";
+      start(group->loop(l), s.options, s.first, s.last, refuse);
     }
   }
 

@@ -292,6 +292,10 @@ std::vector<std::string> Options::known_variables() {
     if (var != nullptr) out.emplace_back(var);
   });
   out.emplace_back("LB4MPI_STRICT");
+  // Read by the latency-perturbation library (src/perturb, LD_PRELOAD).
+  out.emplace_back("LB4MPI_PERTURB_RANKS");
+  out.emplace_back("LB4MPI_PERTURB_LATENCY_US");
+  out.emplace_back("LB4MPI_PERTURB_VERBOSE");
   return out;
 }
 

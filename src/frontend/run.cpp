@@ -77,9 +77,9 @@ std::string check_environment(int rank) {
 
 }  // namespace
 
-void start(rt::Execution& e, const Options& o, Index first, Index last) {
-  std::string error;
-  try {
+void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse) {
+  std::string error = refuse;
+  if (error.empty()) try {
     // The parameters against this loop's length, with where a bad value came
     // from; a reversed range is the runtime's to name.
     if (last >= first) {

@@ -24,7 +24,7 @@ rt::ExecConfig exec_config(const Options& o, int rank);
 std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm);
 
 /// Collective: validates `o` for this execution and starts it over [first, last).
-void start(rt::Execution& e, const Options& o, Index first, Index last);
+void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse = {});
 
 /// Collective: ends the execution and returns the report (on every rank).
 /// When an output file cannot be written, `output_error` gets the same
