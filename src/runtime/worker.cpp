@@ -16,6 +16,19 @@ Worker::Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignm
 Worker::~Worker() {
   if (send_ != MPI_REQUEST_NULL) MPI_Request_free(&send_);
   ctx_.engine->abandon(slot_);
+  // Results the coordinator never received (it failed, or left the last
+  // loop before they came): their requests are freed and their buffers left
+  // to MPI, deliberately never freed.
+  bool pending = false;
+  for (ResultSend& r : result_sends_) {
+    int done = 0;
+    MPI_Test(&r.request, &done, MPI_STATUS_IGNORE);
+    if (done == 0) {
+      MPI_Request_free(&r.request);
+      pending = true;
+    }
+  }
+  if (pending) new std::deque<ResultSend>(std::move(result_sends_));
 }
 
 void Worker::post_reply() {
@@ -123,10 +136,29 @@ void Worker::pop_unreported(Request& into) {
   unreported_.pop_front();
 }
 
+void Worker::sweep_result_sends() {
+  while (!result_sends_.empty()) {
+    int done = 0;
+    check_mpi(MPI_Test(&result_sends_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done == 0) return;
+    result_sends_.pop_front();
+  }
+}
+
 void Worker::send_results(const Request& report) {
   if (report.result_bytes < 0) return;
-  send_to_coordinator(results_buf_.data(), static_cast<int>(results_buf_.size()), kTagResult,
-                      "MPI_Send (chunk results)");
+  if (!robust_) {
+    send_to_coordinator(results_buf_.data(), static_cast<int>(results_buf_.size()), kTagResult,
+                        "MPI_Send (chunk results)");
+    return;
+  }
+  sweep_result_sends();
+  result_sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(results_buf_)});
+  results_buf_ = {};
+  ResultSend& r = result_sends_.back();
+  check_mpi(MPI_Isend(r.data.data(), static_cast<int>(r.data.size()), MPI_BYTE, ctx_.config.coordinator, kTagResult,
+                      ctx_.comm, &r.request),
+            "MPI_Isend (chunk results)");
 }
 
 void Worker::ask() {

@@ -75,6 +75,15 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   bool posted_ = false;      // the reply receive is posted
   ServeCadence cadence_;
   double last_heard_ = 0.0;  // when the coordinator was last heard of
+  // Robust mode: results are sent without waiting (the coordinator may have
+  // left the loop, all done, before it receives them: a large message would
+  // then wait for a receive that a later execution posts, or never).
+  struct ResultSend {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::vector<std::byte> data;
+  };
+  std::deque<ResultSend> result_sends_;
+  void sweep_result_sends();
 };
 
 }  // namespace lb4mpi::rt
