@@ -7,7 +7,8 @@
 #                                  install tests, and each fuzz target for FUZZ_SECONDS (leak
 #                                  checking off under mpiexec: Open MPI leaks)
 #   (c) mpich    build/ci-mpich    Release (-O2), -Werror, MPICH: the MPI tests
-#                                  (ctest -L mpi); the MPI-free unit tests are not built
+#                                  (ctest -L mpi); neither the MPI-free unit tests nor the
+#                                  apps and tools are built (the Open MPI configuration tests them)
 #
 #   bash scripts/test.sh                          # all three configurations
 #   bash scripts/test.sh --config mpich           # one configuration (repeatable)
@@ -212,7 +213,7 @@ for cfg in "${CONFIGS[@]}"; do
       # repository's corpus; every build also replays the corpora (replay_*).
       begin_config asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
         -DCMAKE_BUILD_TYPE=Debug -DLB4MPI_SANITIZE=ON -DLB4MPI_WERROR=ON \
-        -DLB4MPI_BUILD_BENCH=OFF -DBUILD_SHARED_LIBS=OFF \
+        -DLB4MPI_BUILD_BENCH=OFF -DBUILD_SHARED_LIBS=OFF -DLB4MPI_BUILD_TOOLS=OFF \
         -DLB4MPI_FUZZ=ON -DLB4MPI_FUZZ_SECONDS="$FUZZ_SECONDS"
       # The install tests (label install: install the tree, build consumers
       # against it) run in the Open MPI configuration, for shared and static
@@ -221,9 +222,10 @@ for cfg in "${CONFIGS[@]}"; do
       # here) run in the Open MPI configuration; under the sanitizers the same
       # extremes (N up to 2^62, P up to 2^20) are fuzz_chunks' inputs.
       run_ctest no-mpi "ASAN_OPTIONS=detect_leaks=1" "$UBSAN" -- -LE "mpi|install|slow"
-      # The apps' command-line and checksum tests (label apps) run in the other
-      # two configurations; here they took 25-28 s each (ASan, 4 ranks on 2
-      # cores), and the library code they reach is the runtime tests' too.
+      # The apps and tools are not built here (LB4MPI_BUILD_TOOLS=OFF): their
+      # tests run in the Open MPI configuration; under ASan the apps' took
+      # 25-28 s each (4 ranks on 2 cores), and the library code they reach is
+      # the runtime tests' too.
       run_ctest mpi "ASAN_OPTIONS=detect_leaks=0" "$UBSAN" -- -L mpi -LE "apps|install"
       end_config ;;
     mpich)
@@ -233,8 +235,11 @@ for cfg in "${CONFIGS[@]}"; do
         SUMMARY+=("mpich: FAILED: mpiexec.mpich not found")
         finish 1
       fi
+      # Neither the apps nor lb4mpi-chunks (LB4MPI_BUILD_TOOLS=OFF): clients of
+      # the library that do not depend on the MPI; the library under MPICH is
+      # what the runtime, C API, stress, install and perturbation tests test.
       begin_config mpich "${RELEASE[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF \
-        -DLB4MPI_BUILD_UNIT_TESTS=OFF \
+        -DLB4MPI_BUILD_UNIT_TESTS=OFF -DLB4MPI_BUILD_TOOLS=OFF \
         -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
         -DMPIEXEC_EXECUTABLE="$MPIEXEC_MPICH"
       run_ctest mpi -- -L mpi

@@ -132,6 +132,35 @@ LB4MPI_API int DLS_MTerminated(infoDLS* info);
 LB4MPI_API void DLS_TargetLoop(infoDLS* info, int loop);
 LB4MPI_API void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime);
 
+/* Robust mode (rDLB, `004` Algorithm 1; docs/ROBUST.md), for loops started
+ * by DLS_StartLoop (not DLS_StartMLoops):
+ *   DLS_Parameters_Setup(comm, &info, ...);
+ *   DLS_Robust(&info, 1);                      or LB4MPI_ROBUST=1
+ *   DLS_SetCommit(&info, save, &results);      the coordinator keeps each result once
+ *   DLS_StartLoop(&info, 0, N - 1, method);
+ *   while (!DLS_Terminated(&info)) {
+ *     DLS_StartChunk(&info, &start, &size);
+ *     ... compute into data ...
+ *     DLS_EndChunkData(&info, data, bytes);    `004`'s DLS_endChunk(info, data)
+ *   }
+ *   DLS_EndLoop(&info, &n, &t);
+ *   if (DLS_FailedRanks(&info) > 0) { save results; end the job (docs/ROBUST.md) }
+ * DLS_Robust applies to the loops started afterwards; STATIC, the
+ * DECENTRALIZED_RMA mode and DLS_StartMLoops are refused with it. The commit
+ * function runs on the coordinator (the rank executing the chunk in
+ * DECENTRALIZED_RMA mode and for STATIC), once per piece of a chunk: its
+ * start and size, the bytes given to DLS_EndChunkData, and `user`. Without a
+ * DLS_EndChunkData the chunk has no result. DLS_FailedRanks: the number of
+ * ranks that did not finish the last loop; after DLS_EndLoop, 0 outside
+ * robust mode. With failed ranks, DLS_EndLoop does not synchronize (the
+ * failed ranks cannot take part), and neither may the program: no further
+ * loop, no collective call, no DLS_Finalize. */
+LB4MPI_API void DLS_Robust(infoDLS* info, int enable);
+typedef void (*DLS_CommitFunction)(int chunkStart, int chunkSize, const void* data, int bytes, void* user);
+LB4MPI_API void DLS_SetCommit(infoDLS* info, DLS_CommitFunction commit, void* user);
+LB4MPI_API void DLS_EndChunkData(infoDLS* info, const void* data, int bytes);
+LB4MPI_API int DLS_FailedRanks(infoDLS* info);
+
 /* Collective: releases what the handle holds (the library's communicator
  * and, in DECENTRALIZED_RMA mode, the loop's window). */
 LB4MPI_API void DLS_Finalize(infoDLS* info);

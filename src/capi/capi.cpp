@@ -75,6 +75,10 @@ struct CState {
   std::optional<Chunk> current;  // fetched by DLS_Terminated, handed out by DLS_StartChunk
   bool terminated = false;
   Index last = 0;  // half-open end of the loop in flight
+  // Robust mode's results (DLS_SetCommit, DLS_EndChunkData) and outcome.
+  DLS_CommitFunction commit = nullptr;
+  void* commit_user = nullptr;
+  int failed_ranks = 0;  // of the last loop
 
   // Several loops (DLS_StartMLoops ... DLS_EndMLoops), kept likewise.
   std::unique_ptr<lb4mpi::LoopSet> set;
@@ -504,7 +508,16 @@ void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
       st->loop_technique = t;
       st->loop_mode = opt.mode;
     }
+    if (st->commit != nullptr) {
+      st->loop->on_commit([st](Chunk piece, const std::byte* data, std::size_t bytes) {
+        st->commit(to_int(st, piece.begin, "the chunk start"), to_int(st, piece.size, "the chunk size"), data,
+                   to_int(st, static_cast<Index>(bytes), "the result size"), st->commit_user);
+      });
+    } else {
+      st->loop->on_commit({});
+    }
   });
+  st->failed_ranks = 0;
   st->loop_active = true;
   st->current.reset();
   st->terminated = false;
@@ -587,7 +600,11 @@ void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime) {
     r = finish_keeping_report(st, [&] { return std::vector<lb4mpi::Report>{st->loop->finish()}; }).front();
   });
   st->loop_active = false;
-  agree(st, "DLS_EndLoop", dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped), 0);
+  st->failed_ranks = static_cast<int>(r.failed_ranks.size());
+  // With failed ranks (robust mode) nothing collective is possible any more.
+  if (st->failed_ranks == 0) {
+    agree(st, "DLS_EndLoop", dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped), 0);
+  }
   const lb4mpi::RankReport& mine = r.ranks[static_cast<std::size_t>(st->rank)];
   if (nIter != nullptr) *nIter = to_int(st, mine.iterations, "the iteration count");
   if (workTime != nullptr) *workTime = mine.work_time;
@@ -696,6 +713,37 @@ void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime) {
     if (worktime != nullptr) worktime[l] = mine.work_time;
   }
 }
+
+void DLS_Robust(infoDLS* info, int enable) {
+  CState* st = state_of(info, "DLS_Robust");
+  st->base.robust = enable != 0;
+  st->base.origin["robust"] = std::string("DLS_Robust enable=") + std::to_string(enable);
+}
+
+void DLS_SetCommit(infoDLS* info, DLS_CommitFunction commit, void* user) {
+  CState* st = state_of(info, "DLS_SetCommit");
+  st->commit = commit;
+  st->commit_user = user;
+}
+
+void DLS_EndChunkData(infoDLS* info, const void* data, int bytes) {
+  CState* st = state_of(info, "DLS_EndChunkData");
+  if (st->set_active) {
+    abort_job(st->user, "lb4mpi: DLS_EndChunkData: loops started by DLS_StartMLoops take no results (use DLS_EndChunk)");
+  }
+  if (!st->loop_active)
+    abort_job(st->user, "lb4mpi: DLS_EndChunkData called outside DLS_StartLoop ... DLS_EndLoop");
+  if (bytes < 0 || (bytes > 0 && data == nullptr)) {
+    abort_job(st->user, "lb4mpi: DLS_EndChunkData: bytes must be >= 0 and data not NULL when bytes > 0, got bytes " +
+                            std::to_string(bytes));
+  }
+  or_abort(st, [&] {
+    if (bytes > 0) st->loop->result(data, static_cast<std::size_t>(bytes));
+    st->loop->end_chunk();
+  });
+}
+
+int DLS_FailedRanks(infoDLS* info) { return state_of(info, "DLS_FailedRanks")->failed_ranks; }
 
 void DLS_Finalize(infoDLS* info) {
   CState* st = registered(info);
