@@ -55,7 +55,7 @@ def main():
     ap.add_argument("--app", default="mandelbrot")
     ap.add_argument("--app-args", default="--width 256 --threshold 3000")
     ap.add_argument("--mpiexec", default="mpiexec")
-    ap.add_argument("--latency-us", type=float, default=100.0)
+    ap.add_argument("--latency-us", type=int, default=100)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     p = a.ranks

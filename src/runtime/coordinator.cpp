@@ -129,6 +129,11 @@ void Coordinator::answer_robust(int worker) {
     return;
   }
   deferred_.push_back(worker);
+  // Told at once: a deferred worker reports its finished chunks right away
+  // (the completion the loop waits for may be its own).
+  r = Reply{};
+  r.kind = kWait;
+  send(worker, r);
 }
 
 void Coordinator::send_end(int worker) {

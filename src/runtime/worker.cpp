@@ -44,6 +44,8 @@ void Worker::start(Index n) {
   assign_->start(n);
   cut_.clear();
   ended_ = false;
+  deferred_ = false;
+  ready_reissued_ = false;
   ready_.reset();
   unreported_.clear();
   cadence_.configure(-1);
@@ -60,11 +62,15 @@ void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
     return;
   }
   last_heard_ = ctx_.meter->now();
-  if (reply_.kind == kWait) {  // robust: still deferred, the coordinator is alive
+  if (reply_.kind == kWait) {  // robust: deferred until the loop completes; the coordinator is alive
+    deferred_ = true;
     post_reply();
+    if (!unreported_.empty()) report_finished();  // the completion it waits for may be this rank's
     return;
   }
+  deferred_ = false;
   outstanding_ = false;
+  ready_reissued_ = reply_.kind == kChunk && reply_.reissued != 0;
   if (reply_.kind == kChunk && reply_.reissued != 0) {
     // Robust mode: a chunk handed out before, whatever the assignment.
     Assignment::Got got;
@@ -159,6 +165,24 @@ void Worker::send_results(const Request& report) {
   check_mpi(MPI_Isend(r.data.data(), static_cast<int>(r.data.size()), MPI_BYTE, ctx_.config.coordinator, kTagResult,
                       ctx_.comm, &r.request),
             "MPI_Isend (chunk results)");
+  // Completed before the rank goes on: a rank that fails right after its
+  // report must not leave the coordinator waiting for results that never
+  // left (it would wait the timeout, then hand the chunk out again). The
+  // wait ends early when the loop is over (the coordinator may have left it
+  // before receiving them: they stay pending, see result_sends_).
+  const double deadline = clock_now() + ctx_.config.robust_timeout;
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    check_mpi(MPI_Test(&r.request, &done, MPI_STATUS_IGNORE), "MPI_Test (chunk results)");
+    if (done != 0) {
+      result_sends_.pop_back();
+      return;
+    }
+    ctx_.engine->poll();
+    if (ready_ && ready_->end) return;
+    if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent("while sending it results");
+    backoff(polls);
+  }
 }
 
 void Worker::ask() {
@@ -294,7 +318,15 @@ Grab Worker::acquire(bool may_wait) {
 
 void Worker::finished(std::int64_t id, Index size, double work) {
   if (fb_.timed()) fb_.add(size, work);
-  if (cut_.empty() && id == cut_.id() && !(robust_ && ended_)) unreported_.push_back(Done{id, current_});
+  if (cut_.empty() && id == cut_.id() && !(robust_ && ended_)) {
+    unreported_.push_back(Done{id, current_});
+    // Robust mode: when the request for the next chunk went out before this
+    // one ended (requestWhen), the report would wait for the request after
+    // it. Once the assignment is over — the answer was a copy of another
+    // rank's chunk, or "wait" — the loop's end hangs on this report: it goes
+    // at once (a deferred rank would otherwise wait for the end forever).
+    if (robust_ && (deferred_ || (ready_ && (ready_->end || ready_reissued_)))) report_finished();
+  }
 }
 
 }  // namespace lb4mpi::rt

@@ -73,6 +73,8 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   // executes; chunks are executed in pieces checked cadence_ apart.
   bool robust_ = false;
   bool posted_ = false;      // the reply receive is posted
+  bool deferred_ = false;    // the coordinator answered "wait" (the assignment is over)
+  bool ready_reissued_ = false;  // ready_ is a copy of another rank's chunk
   ServeCadence cadence_;
   double last_heard_ = 0.0;  // when the coordinator was last heard of
   // Robust mode: results are sent without waiting (the coordinator may have
