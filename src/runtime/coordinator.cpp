@@ -190,7 +190,13 @@ bool Coordinator::receive_results(int worker, std::int64_t bytes) {
 }
 
 void Coordinator::handle(int worker, const Request& request) {
-  const bool results = request.result_bytes >= 0 && receive_results(worker, request.result_bytes);
+  bool results = false;
+  if (request.result_bytes >= 0 && static_cast<std::size_t>(request.result_bytes) <= Request::kInlineResults) {
+    result_buf_.assign(request.inline_results.begin(), request.inline_results.begin() + request.result_bytes);
+    results = true;
+  } else if (request.result_bytes >= 0) {
+    results = receive_results(worker, request.result_bytes);
+  }
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
   if (request.result_bytes >= 0 && !results) return;  // its sender failed
   if (request.id >= 0 && request.kind != kCommit) {

@@ -3,6 +3,8 @@
 // epoch, so that a message of another execution is recognized and dropped,
 // and chunks travel with their identity (their scheduling step).
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace lb4mpi::rt {
@@ -30,7 +32,12 @@ struct Request {
   std::int64_t done = 0;      ///< adaptive techniques: iterations executed since the previous report
   double work = 0.0;          ///< seconds of work for them
   double elapsed = 0.0;       ///< seconds since the previous report
-  std::int64_t result_bytes = -1;  ///< >= 0: a kTagResult message of the finished chunk's results follows
+  std::int64_t result_bytes = -1;  ///< >= 0: the finished chunk's results: in `inline_results` when they
+                                   ///< fit, else a kTagResult message follows
+  /// Results of up to kInlineResults bytes travel in the report itself (one
+  /// message per chunk, as without results).
+  static constexpr std::size_t kInlineResults = 64;
+  std::array<std::byte, kInlineResults> inline_results{};
 };
 
 enum ReplyKind : std::int32_t {

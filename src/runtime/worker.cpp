@@ -139,6 +139,9 @@ void Worker::pop_unreported(Request& into) {
   into.begin = d.chunk.begin;
   into.size = d.chunk.size;
   into.result_bytes = ctx_.results->take(d.id, results_buf_) ? static_cast<std::int64_t>(results_buf_.size()) : -1;
+  if (into.result_bytes >= 0 && results_buf_.size() <= Request::kInlineResults) {
+    std::copy(results_buf_.begin(), results_buf_.end(), into.inline_results.begin());
+  }
   unreported_.pop_front();
 }
 
@@ -152,7 +155,7 @@ void Worker::sweep_result_sends() {
 }
 
 void Worker::send_results(const Request& report) {
-  if (report.result_bytes < 0) return;
+  if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= Request::kInlineResults) return;
   if (!robust_) {
     send_to_coordinator(results_buf_.data(), static_cast<int>(results_buf_.size()), kTagResult,
                         "MPI_Send (chunk results)");
