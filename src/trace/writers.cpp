@@ -145,9 +145,12 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
   tf.tail = std::ftell(f);
   std::fprintf(f, "\n]}\n");
   const bool failed = std::ferror(f) != 0 || tf.tail < 0;
+  // A write that failed while printing left its errno (no later call clears
+  // it); fclose may then have nothing left to write and no errno of its own.
+  const int early = failed ? errno : 0;
   errno = 0;
   if (std::fclose(f) != 0 || failed) {
-    const int err = errno;
+    const int err = errno != 0 ? errno : early;
     tf = TraceFile{};  // start afresh next time
     trace_write_failed(path, err);
   }
@@ -177,8 +180,9 @@ void write_csv(const std::string& path, const std::vector<Stored>& all) {
                  static_cast<long long>(r.start), static_cast<long long>(r.size), r.t_request, r.t_begin, r.t_end);
   }
   const bool failed = std::ferror(f) != 0;
+  const int early = failed ? errno : 0;  // as in write_json
   errno = 0;
-  if (std::fclose(f) != 0 || failed) trace_write_failed(path, errno);
+  if (std::fclose(f) != 0 || failed) trace_write_failed(path, errno != 0 ? errno : early);
 }
 
 
