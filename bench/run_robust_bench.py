@@ -34,15 +34,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "apps", "common"))
+from app_summary import summary_of  # noqa: E402
 DEFAULT_TECHNIQUES = "SS,GSS,TSS,FAC2,TFSS,AWF-B,AF,RND,PLS"
-
-
-def summary_of(out):
-    for line in out.splitlines():
-        line = line.strip()
-        if line.startswith("{") and '"app"' in line:
-            return json.loads(line)
-    return None
 
 
 def main():

@@ -69,6 +69,7 @@ inline double chunk_bound(const BoundInput& b) {
   double own = inf;
   switch (b.technique) {
     case Technique::STATIC:
+    case Technique::Auto:  // never a chunk calculator's technique
       break;
     case Technique::SS:
     case Technique::FSC:

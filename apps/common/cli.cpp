@@ -96,7 +96,8 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       fail_ranks_(base.fail_ranks),
       fail_how_(base.fail_how),
       slow_ranks_(base.slow_ranks),
-      slow_factor_(base.slow_factor) {
+      slow_factor_(base.slow_factor),
+      slow_from_(base.slow_from) {
   const std::string group = "Scheduling (defaults from LB4MPI_* variables)";
   cli.option("--technique", technique_, "DLS technique: " + valid_technique_names())
       .show_default()
@@ -139,6 +140,9 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
   slow_factor_flag_ = cli.option("--slow-factor", slow_factor_, "perturbation: a slowed rank's work takes k times as long")
                           .show_default()
                           .group(robust);
+  slow_from_flag_ = cli.option("--slow-from", slow_from_, "perturbation: the time step (from 0) the slowing starts with")
+                        .show_default()
+                        .group(robust);
   cli.option("--repeat", repeat_, "run the loop K times (time steps), reporting each")
       .show_default()
       .at_least(1)
@@ -188,6 +192,8 @@ Options CommonCli::options() const {
   o.slow_ranks = slow_ranks_;
   o.slow_factor = slow_factor_;
   if (slow_factor_flag_->given()) o.origin["slow_factor"] = "--slow-factor " + std::to_string(slow_factor_);
+  o.slow_from = slow_from_;
+  if (slow_from_flag_->given()) o.origin["slow_from"] = "--slow-from " + std::to_string(slow_from_);
   return o;
 }
 

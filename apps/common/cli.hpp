@@ -107,7 +107,8 @@ class CommonCli {
   std::string fail_how_;
   std::vector<int> slow_ranks_;
   double slow_factor_;
-  std::optional<Cli::Opt> robust_timeout_flag_, fail_after_flag_, fail_how_flag_, slow_factor_flag_;
+  int slow_from_;
+  std::optional<Cli::Opt> robust_timeout_flag_, fail_after_flag_, fail_how_flag_, slow_factor_flag_, slow_from_flag_;
   // The flags whose values a technique validates, to name them in its errors.
   std::optional<Cli::Opt> min_chunk_flag_, max_chunk_flag_;
   int repeat_ = 1;

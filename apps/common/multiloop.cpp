@@ -180,10 +180,12 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
       step_sum += mix_result(l, st.checksums.at(l));
       imbalance += r.load_imbalance_percent();
       cov += r.finish_cov();
-      json jloop = {{"t_par_s", r.t_par},
+      json jloop = {{"technique", std::string(name(r.technique))},
+                    {"t_par_s", r.t_par},
                     {"checksum", hex64(st.checksums.at(l))},
                     {"chunks", r.chunks()},
                     {"load_imbalance_pct", r.load_imbalance_percent()}};
+      if (!r.selection.empty()) jloop["selection"] = r.selection;  // automatic selection's reason
       balances.push_back(balance_of(r));
       put_balance(jloop, balances.back());  // docs/METRICS.md
       jl.push_back(std::move(jloop));

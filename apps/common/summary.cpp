@@ -114,6 +114,8 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
     reissued += s.report.reissued_chunks;
     const Report& r = s.report;
     json js;
+    js["technique"] = std::string(name(r.technique));  // the one automatic selection picked, with its reason
+    if (!r.selection.empty()) js["selection"] = r.selection;
     js["t_par_s"] = r.t_par;
     js["wall_s"] = s.wall_s;
     js["checksum"] = hex64(s.checksum);

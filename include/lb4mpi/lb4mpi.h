@@ -56,7 +56,12 @@ enum {
   LB4MPI_FISS = 103,
   LB4MPI_VISS = 104,
   LB4MPI_RND = 105,
-  LB4MPI_PLS = 106
+  LB4MPI_PLS = 106,
+  /* Automatic selection (lb4mpi extension, docs/SELECTION.md): each time step
+   * of the loop (DLS_StartLoop with the same method and mode) runs the
+   * technique a policy picks from what the earlier steps measured;
+   * LB4MPI_AUTO_POLICY and LB4MPI_AUTO_CANDIDATES tune it. */
+  LB4MPI_AUTO = 107
 };
 
 /* Chunk-calculation modes for Configure_Chunk_Calculation_Mode (`001`). */

@@ -24,9 +24,20 @@ LB4MPI_API std::string_view name(Mode m);
 LB4MPI_API Mode parse_mode(std::string_view text);
 
 struct LB4MPI_API Options {
+  /// A technique, or Technique::Auto: each execution of the loop (time
+  /// step) runs a technique that auto_policy picks from what the earlier
+  /// executions measured (docs/SELECTION.md).
   Technique technique = Technique::FAC2;
   Mode mode = Mode::Centralized;
   TechniqueParams params;
+  /// Automatic selection: "explore" (explore each candidate once, then
+  /// exploit the best, re-explore on a change; the default), "bandit"
+  /// (discounted UCB1) or "rule" (from measured rank speeds and overhead).
+  std::string auto_policy = "explore";
+  /// Automatic selection: the techniques it picks from, the first one
+  /// without history; empty: a built-in short list (docs/SELECTION.md).
+  /// Those the mode or robust mode refuse are left out.
+  std::vector<Technique> auto_candidates;
   /// Coordinator: iterations it executes between checks for requests (in
   /// distributed-rma: between calls that let the MPI progress the other
   /// ranks' atomics). It also checks between two of its own chunks.
@@ -92,6 +103,9 @@ struct LB4MPI_API Options {
   std::vector<int> slow_ranks;
   /// >= 1; 1 = not slowed.
   double slow_factor = 1.0;
+  /// The slowing starts with this execution (time step) of a loop, counted
+  /// from 0: a rank slowed from mid-run. 0 = from the start.
+  int slow_from = 0;
 
   /// Where a field's value came from, by the member's name: "min_chunk" ->
   /// "LB4MPI_MIN_CHUNK=-5" (from_env), "--min-chunk 5" (the apps' flags),
@@ -100,7 +114,8 @@ struct LB4MPI_API Options {
   std::map<std::string, std::string> origin;
 
   /// Options from the environment, on top of the defaults:
-  ///   LB4MPI_SCHEDULING      technique name or `000` Table 4.1 id
+  ///   LB4MPI_SCHEDULING      technique name, `000` Table 4.1 id, or auto
+  ///   LB4MPI_AUTO_POLICY (explore|bandit|rule), LB4MPI_AUTO_CANDIDATES (comma-separated techniques),
   ///   LB4MPI_MODE            centralized|cca|distributed|dca|distributed-rma|dca-rma
   ///   LB4MPI_MIN_CHUNK, LB4MPI_MAX_CHUNK, LB4MPI_BREAK_AFTER, LB4MPI_REQUEST_WHEN,
   ///   LB4MPI_H, LB4MPI_SIGMA, LB4MPI_MU, LB4MPI_ALPHA, LB4MPI_FISS_B,
@@ -110,7 +125,7 @@ struct LB4MPI_API Options {
   ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name), LB4MPI_IDLE_PROBING (0|1),
   ///   LB4MPI_ROBUST (0|1), LB4MPI_ROBUST_TIMEOUT (seconds), LB4MPI_FAIL_RANKS (comma-separated),
   ///   LB4MPI_FAIL_AFTER (k chunks, or "<t>s" seconds), LB4MPI_FAIL_HOW (kill|exit),
-  ///   LB4MPI_SLOW_RANKS (comma-separated), LB4MPI_SLOW_FACTOR.
+  ///   LB4MPI_SLOW_RANKS (comma-separated), LB4MPI_SLOW_FACTOR, LB4MPI_SLOW_FROM (time step).
   /// Throws lb4mpi::Error naming the variable and the valid choices.
   static Options from_env();
   /// Same, applied on top of `base`.

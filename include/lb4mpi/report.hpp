@@ -60,6 +60,10 @@ struct LB4MPI_API Report {
   /// Robust mode: chunks handed out again (a chunk executed by more than
   /// one rank; its first completion counts).
   Index reissued_chunks = 0;
+  /// Automatic selection (Options::technique = Auto): why the policy ran
+  /// `technique` in this execution ("explore: trying GSS (2 of 5)",
+  /// "exploit: ..."); empty for a technique the options fixed.
+  std::string selection;
 
   [[nodiscard]] Index iterations() const;
   [[nodiscard]] Index chunks() const;
@@ -71,7 +75,8 @@ struct LB4MPI_API Report {
   /// ranks or a zero mean).
   [[nodiscard]] double finish_cov() const;
   /// One-line human summary: "<technique>/<mode>: <N> iterations in <C>
-  /// chunks on <P> ranks, T_par <s> s, load imbalance <x> %, c.o.v. <y>".
+  /// chunks on <P> ranks, T_par <s> s, load imbalance <x> %, c.o.v. <y>",
+  /// and "; auto: <selection>" when the technique was selected automatically.
   [[nodiscard]] std::string summary() const;
 };
 

@@ -22,12 +22,17 @@ struct LoopState {
   LoopState(MPI_Comm comm, const Options& o)
       : options(o),
         recorder(make_recorder(o, comm)),
-        exec(comm, 0, engine, exec_config(o, rank_in(comm)), recorder.get()) {}
+        exec(comm, 0, engine, exec_config(o, rank_in(comm)), recorder.get()),
+        selection(make_selection(o, exec.size())) {}
+
+  void begin(Index first, Index last) { current = start_selected(exec, options, selection.get(), first, last); }
 
   Options options;
+  Options current;  // of the execution in flight: options, with the technique automatic selection picked
   rt::ProgressEngine engine;
   std::unique_ptr<trace::Recorder> recorder;
   rt::Execution exec;
+  std::unique_ptr<AutoSelection> selection;  // Technique::Auto
   bool failed = false;  // the last execution lost ranks (robust mode)
 };
 
@@ -35,7 +40,7 @@ struct LoopState {
 
 Loop::Loop(MPI_Comm comm, Index first, Index last, const Options& options)
     : state_(std::make_unique<detail::LoopState>(comm, options)) {
-  detail::start(state_->exec, state_->options, first, last);
+  state_->begin(first, last);
 }
 Loop::~Loop() = default;
 Loop::Loop(Loop&&) noexcept = default;
@@ -49,7 +54,8 @@ void Loop::on_commit(std::function<void(Chunk, const std::byte*, std::size_t)> c
 }
 Report Loop::finish() {
   std::string output_error;
-  Report report = detail::finish(state_->exec, state_->options, state_->recorder.get(), output_error);
+  Report report =
+      detail::finish(state_->exec, state_->current, state_->recorder.get(), output_error, state_->selection.get());
   state_->failed = !report.failed_ranks.empty();
   if (!output_error.empty()) throw OutputError(output_error, {std::move(report)});
   return report;
@@ -62,7 +68,7 @@ void Loop::restart(Index first, Index last) {
     throw Error("lb4mpi: restart() after ranks failed: the next start is collective and a failed rank cannot "
                 "take part; save the results and end the job (docs/ROBUST.md)");
   }
-  detail::start(state_->exec, state_->options, first, last);
+  state_->begin(first, last);
 }
 const Options& Loop::options() const { return state_->options; }
 

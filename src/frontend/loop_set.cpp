@@ -29,11 +29,14 @@ struct LoopSetState {
           s.options.robust ? "lb4mpi: robust mode runs one loop at a time (lb4mpi::Loop, parallel_for); loops in "
                              "flight together (LoopSet, DLS_StartMLoops) are not robust (docs/ROBUST.md)"
                            : "";
-      start(group->loop(l), s.options, s.first, s.last, refuse);
+      selections.push_back(make_selection(s.options, group->loop(l).size()));
+      current.push_back(start_selected(group->loop(l), s.options, selections.back().get(), s.first, s.last, refuse));
     }
   }
 
   std::vector<LoopSpec> specs;
+  std::vector<std::unique_ptr<AutoSelection>> selections;  // per loop: null, or its automatic selection
+  std::vector<Options> current;  // per loop: the options of its execution in flight (the technique picked)
   std::vector<std::unique_ptr<trace::Recorder>> recorders;
   std::unique_ptr<rt::LoopGroup> group;
 };
@@ -67,7 +70,8 @@ std::vector<Report> LoopSet::finish() {
   for (int l = 0; l < g.size(); ++l) {
     const auto i = static_cast<std::size_t>(l);
     std::string error;
-    out.push_back(detail::finish(g.loop(l), state_->specs[i].options, state_->recorders[i].get(), error));
+    out.push_back(detail::finish(g.loop(l), state_->current[i], state_->recorders[i].get(), error,
+                                 state_->selections[i].get()));
     if (!error.empty()) output_errors += (output_errors.empty() ? "" : "; ") + error;
   }
   if (!output_errors.empty()) throw OutputError(output_errors, std::move(out));
@@ -85,7 +89,8 @@ void LoopSet::restart(const std::vector<std::pair<Index, Index>>& ranges) {
     if (!g.loop(l).drained()) {
       throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");
     }
-    detail::start(g.loop(l), state_->specs[i].options, ranges[i].first, ranges[i].second);
+    state_->current[i] = detail::start_selected(g.loop(l), state_->specs[i].options, state_->selections[i].get(),
+                                                ranges[i].first, ranges[i].second);
     state_->specs[i].first = ranges[i].first;
     state_->specs[i].last = ranges[i].second;
   }

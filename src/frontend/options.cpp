@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "option_text.hpp"
+
 namespace lb4mpi {
 namespace {
 
@@ -42,6 +44,8 @@ void each_field(O& o, Visit&& v) {
   auto& p = o.params;
   v("LB4MPI_SCHEDULING", "technique", o.technique, Agree::Yes);
   v("LB4MPI_MODE", "mode", o.mode, Agree::Yes);
+  v("LB4MPI_AUTO_POLICY", "auto_policy", o.auto_policy, Agree::Yes);
+  v("LB4MPI_AUTO_CANDIDATES", "auto_candidates", o.auto_candidates, Agree::Yes);
   v(nullptr, "coordinator", o.coordinator, Agree::Yes);
   v("LB4MPI_BREAK_AFTER", "break_after", o.break_after, Agree::Yes);
   v("LB4MPI_REQUEST_WHEN", "request_when", o.request_when, Agree::Yes);
@@ -70,6 +74,7 @@ void each_field(O& o, Visit&& v) {
   v("LB4MPI_FAIL_HOW", "fail_how", o.fail_how, Agree::No);
   v("LB4MPI_SLOW_RANKS", "slow_ranks", o.slow_ranks, Agree::No);
   v("LB4MPI_SLOW_FACTOR", "slow_factor", o.slow_factor, Agree::No);
+  v("LB4MPI_SLOW_FROM", "slow_from", o.slow_from, Agree::No);
 }
 
 // ---- parsing one variable, by the type of its field
@@ -164,6 +169,13 @@ void parse(const char* var, const char* v, double& out) { out = parse_real(var, 
 void parse(const char* /*var*/, const char* v, std::string& out) { out = v; }
 void parse(const char* var, const char* v, std::vector<double>& out) { out = parse_list<double>(var, v, parse_real); }
 void parse(const char* var, const char* v, std::vector<int>& out) { out = parse_list<int>(var, v, parse_integer); }
+void parse(const char* var, const char* v, std::vector<Technique>& out) {
+  out = parse_list<Technique>(var, v, [](const char* name, const char* item) {
+    Technique t{};
+    parse(name, item, t);
+    return t;
+  });
+}
 void parse(const char* var, const char* v, Options::FailAfter& out) {
   const std::string s(v);
   out = Options::FailAfter{};
@@ -177,6 +189,8 @@ void parse(const char* var, const char* v, Options::FailAfter& out) {
     throw Error(std::string(var) + "='" + v + "'; valid: a number of chunks (3) or of seconds (0.25s)");
   }
 }
+
+using detail::text;
 
 // ---- a field's part of the fingerprint
 
@@ -192,6 +206,10 @@ void hash(Fingerprint& h, const std::vector<int>& v) {
   h.add(v.size());
   for (int x : v) h.add(x);
 }
+void hash(Fingerprint& h, const std::vector<Technique>& v) {
+  h.add(v.size());
+  for (Technique x : v) h.add(static_cast<int>(x));
+}
 void hash(Fingerprint& h, const Options::FailAfter& v) {
   h.add(v.chunks);
   h.add(v.seconds);
@@ -199,35 +217,6 @@ void hash(Fingerprint& h, const Options::FailAfter& v) {
 void hash(Fingerprint& h, const std::string& v) {
   h.add(v.size());
   for (char c : v) h.add(c);
-}
-
-// ---- a field's value as a person reads it (in "the ranks disagree" messages)
-
-std::string text(Technique t) { return std::string(name(t)); }
-std::string text(Mode m) { return std::string(name(m)); }
-std::string text(RndBounds b) { return b == RndBounds::Unit ? "unit" : "paper004"; }
-std::string text(bool b) { return b ? "true" : "false"; }
-std::string text(const std::string& s) { return "'" + s + "'"; }
-std::string text(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-template <class T>
-  requires std::is_integral_v<T>
-std::string text(T x) {
-  return std::to_string(x);
-}
-std::string text(const Options::FailAfter& f) {
-  if (f.chunks != -1) return std::to_string(f.chunks) + " chunks";
-  if (f.seconds != -1.0) return text(f.seconds) + " s";
-  return "first chunk";
-}
-template <class T>
-std::string text(const std::vector<T>& v) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + text(v[i]);
-  return out + "]";
 }
 
 }  // namespace
@@ -341,83 +330,6 @@ std::vector<std::string> Options::unknown_variables() {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::string Options::explain(const InvalidParameter& e) const {
-  const auto it = origin.find(e.field());
-  if (it == origin.end()) return e.what();
-  return std::string(e.what()) + " (from " + it->second + ")";
-}
-
-void Options::validate(Index n, int ranks) const {
-  try {
-    params.validate(technique, n, ranks);
-  } catch (const InvalidParameter& e) {
-    throw Error(explain(e));
-  }
-  validate(ranks);
-}
-
-void Options::validate(int ranks) const {
-  const std::string valid = " (valid: 0.." + std::to_string(ranks - 1) + ")";
-  if (coordinator < 0 || coordinator >= ranks) {
-    throw Error("coordinator rank " + std::to_string(coordinator) + " is outside the communicator" + valid);
-  }
-  if (!(inject_delay_us >= 0.0)) {
-    const auto from = origin.find("inject_delay_us");
-    throw Error("inject_delay_us must be >= 0, got " + text(inject_delay_us) + " (" +
-                (from != origin.end() ? "from " + from->second : "LB4MPI_INJECT_DELAY_US") + ")");
-  }
-  for (int r : delay_ranks) {
-    if (r < 0 || r >= ranks) {
-      throw Error("delay rank " + std::to_string(r) + " (LB4MPI_DELAY_RANKS) is outside the communicator" + valid);
-    }
-  }
-  const auto from = [this](const char* member, const char* var) {
-    const auto it = origin.find(member);
-    return " (" + (it != origin.end() ? "from " + it->second : std::string(var)) + ")";
-  };
-  if (robust) {
-    if (technique == Technique::STATIC) {
-      throw Error("robust mode needs a dynamic technique: STATIC hands every rank its share up front, so a failed "
-                  "rank's share cannot go to another (`004`)" + from("robust", "LB4MPI_ROBUST") +
-                  "; valid: every technique but STATIC");
-    }
-    if (mode == Mode::DistributedRMA) {
-      throw Error("robust mode is not available in distributed-rma mode" + from("robust", "LB4MPI_ROBUST") +
-                  "; valid modes with robust mode: centralized, distributed");
-    }
-    if (mode == Mode::Distributed && !info(technique).has_closed_form) {
-      throw Error("robust mode in distributed mode needs a technique with a closed form; " +
-                  std::string(name(technique)) + " is granted by the coordinator" + from("robust", "LB4MPI_ROBUST") +
-                  "; valid: centralized mode, or a technique with a closed form (docs/ROBUST.md)");
-    }
-  }
-  if (!(robust_timeout > 0.0)) {
-    throw Error("robust_timeout must be > 0 seconds, got " + text(robust_timeout) +
-                from("robust_timeout", "LB4MPI_ROBUST_TIMEOUT"));
-  }
-  for (int r : fail_ranks) {
-    if (r < 0 || r >= ranks) {
-      throw Error("fail rank " + std::to_string(r) + " (LB4MPI_FAIL_RANKS) is outside the communicator" + valid);
-    }
-  }
-  if (fail_after.chunks == 0 || fail_after.chunks < -1 || (fail_after.seconds < 0.0 && fail_after.seconds != -1.0)) {
-    throw Error("fail_after must be >= 1 chunks or >= 0 seconds, got " + text(fail_after) +
-                from("fail_after", "LB4MPI_FAIL_AFTER"));
-  }
-  if (fail_how != "kill" && fail_how != "exit") {
-    throw Error("fail_how '" + fail_how + "' is not known" + from("fail_how", "LB4MPI_FAIL_HOW") +
-                "; valid: kill, exit");
-  }
-  for (int r : slow_ranks) {
-    if (r < 0 || r >= ranks) {
-      throw Error("slow rank " + std::to_string(r) + " (LB4MPI_SLOW_RANKS) is outside the communicator" + valid);
-    }
-  }
-  if (!(slow_factor >= 1.0)) {
-    throw Error("slow_factor must be >= 1, got " + text(slow_factor) + from("slow_factor", "LB4MPI_SLOW_FACTOR"));
-  }
 }
 
 }  // namespace lb4mpi

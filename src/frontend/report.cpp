@@ -66,6 +66,7 @@ std::string Report::summary() const {
                 std::string(name(technique)).c_str(), std::string(name(mode)).c_str(),
                 static_cast<long long>(iterations()), static_cast<long long>(chunks()), ranks.size(),
                 t_par, load_imbalance_percent(), finish_cov());
+  if (!selection.empty()) return buf + ("; auto: " + selection);
   return buf;
 }
 

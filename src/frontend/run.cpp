@@ -41,6 +41,7 @@ rt::ExecConfig exec_config(const Options& o, int rank) {
   c.fail_after_s = o.fail_after.seconds;
   c.fail_exit = o.fail_how == "exit";
   c.slow_factor = listed(o.slow_ranks) ? o.slow_factor : 1.0;
+  c.slow_from = o.slow_from;
   return c;
 }
 
@@ -95,7 +96,21 @@ void start(rt::Execution& e, const Options& o, Index first, Index last, const st
   e.start(first, last, error, o.fingerprint(), [&o] { return o.agreed_fields(); });
 }
 
-Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std::string& output_error) {
+Options start_selected(rt::Execution& e, const Options& o, AutoSelection* selection, Index first, Index last,
+                       std::string refuse) {
+  if (selection == nullptr) {
+    start(e, o, first, last, refuse);
+    return o;
+  }
+  if (refuse.empty()) refuse = selection->error();
+  Options run = refuse.empty() ? selection->next(o) : o;
+  if (run.technique != Technique::Auto) e.use_technique(run.technique);
+  start(e, run, first, last, refuse);
+  return run;
+}
+
+Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std::string& output_error,
+              AutoSelection* selection) {
   const std::vector<rt::RankFigures> all = e.finish();
   Report report;
   report.technique = o.technique;
@@ -126,11 +141,13 @@ Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std
   }
   if (recorder != nullptr) {
     if (report.failed_ranks.empty()) {
-      output_error = recorder->flush(e.comm(), e.rank(), o.technique, o.mode);
+      output_error =
+          recorder->flush(e.comm(), e.rank(), o.technique, o.mode, selection != nullptr ? selection->reason() : "");
     } else {  // gathering the trace is collective: not with failed ranks
       output_error = "lb4mpi: the trace of this execution is not written: ranks failed (robust mode, docs/ROBUST.md)";
     }
   }
+  if (selection != nullptr && dropped == 0) selection->learn(report);
   if (dropped > 0) {
     throw Error("lb4mpi: finish() was called on rank " + std::to_string(dropper) +
                 " before next() returned no chunk; " + std::to_string(dropped) + " of the loop's " +

@@ -10,6 +10,7 @@
 
 #include "lb4mpi/options.hpp"
 #include "lb4mpi/report.hpp"
+#include "auto_select.hpp"
 #include "runtime/config.hpp"
 #include "runtime/execution.hpp"
 #include "trace/recorder.hpp"
@@ -26,10 +27,18 @@ std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm);
 /// Collective: validates `o` for this execution and starts it over [first, last).
 void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse = {});
 
-/// Collective: ends the execution and returns the report (on every rank).
+/// The same for a loop whose options may ask for automatic selection
+/// (`selection` not null): the execution runs the technique it picks.
+/// Returns the options the execution runs with (to pass to finish()).
+Options start_selected(rt::Execution& e, const Options& o, AutoSelection* selection, Index first, Index last,
+                       std::string refuse = {});
+
+/// Collective: ends the execution and returns the report (on every rank);
+/// with a selection, the report names the policy's reason, which learns from it.
 /// When an output file cannot be written, `output_error` gets the same
 /// message on every rank (the report is complete nonetheless); a finish
 /// before the loop was drained throws.
-Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std::string& output_error);
+Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std::string& output_error,
+              AutoSelection* selection = nullptr);
 
 }  // namespace lb4mpi::detail

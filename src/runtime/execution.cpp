@@ -56,7 +56,8 @@ const ExecConfig& Execution::config() const { return ctx_->config; }
 
 namespace {
 
-std::string validate(const Context& ctx, const Channel& channel, const void* self, Index first, Index last) {
+std::string validate(const Context& ctx, const Channel& channel, const void* self, Index first, Index last,
+                     Technique technique) {
   const ExecConfig& c = ctx.config;
   if (c.coordinator < 0 || c.coordinator >= ctx.size) {
     return "lb4mpi: coordinator rank " + std::to_string(c.coordinator) + " is outside the communicator (valid: 0.." +
@@ -72,7 +73,7 @@ std::string validate(const Context& ctx, const Channel& channel, const void* sel
            "): first must not exceed last";
   }
   try {
-    c.params.validate(c.technique, last - first, ctx.size);
+    c.params.validate(technique, last - first, ctx.size);
   } catch (const Error& e) {
     return e.what();
   }
@@ -84,7 +85,7 @@ std::string validate(const Context& ctx, const Channel& channel, const void* sel
 void Execution::start(Index first, Index last, std::string error, std::uint64_t fingerprint,
                       const std::function<Fields()>& describe) {
   Channel& channel = *ctx_->channel;
-  if (error.empty()) error = validate(*ctx_, channel, this, first, last);
+  if (error.empty()) error = validate(*ctx_, channel, this, first, last, next_technique_.value_or(ctx_->config.technique));
   Hasher h;
   h.add(first).add(last).add(fingerprint);
   agree(ctx_->comm, error, h.value(), [&] {
@@ -97,6 +98,13 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
   });
   // Executions start collectively and in the same order on every rank, so
   // every rank draws the same message epoch.
+  if (next_technique_ && *next_technique_ != ctx_->config.technique) {
+    // Every rank agreed on it: a scheduler's teardown may be collective (a window).
+    sched_.reset();
+    ctx_->config.technique = *next_technique_;
+    fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
+  }
+  next_technique_.reset();
   ctx_->epoch = channel.next_epoch;
   channel.next_epoch = channel.next_epoch == INT32_MAX ? 1 : channel.next_epoch + 1;
   channel.busy = this;
@@ -111,7 +119,8 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
   fb_->start(n_, t_start_);
   results_.start(first);
   fail_chunks_ = 0;
-  timed_ = fb_->timed() || observer_ != nullptr || ctx_->config.slow_factor > 1.0;
+  slowed_ = ctx_->config.slow_factor > 1.0 && step_ >= ctx_->config.slow_from;
+  timed_ = fb_->timed() || observer_ != nullptr || slowed_;
   meter_->reset(timed_, ctx_->config.delay_us, observer_);
   if (!sched_) sched_ = make_scheduler(*ctx_, *fb_);
   if (observer_ != nullptr) observer_->begin(step_, n_, ctx_->size);
@@ -156,7 +165,7 @@ void Execution::close_piece() {
   double work = 0.0;
   if (timed_) {
     double t = clock_now();
-    if (ctx_->config.slow_factor > 1.0) {  // perturbation: this rank is slowed
+    if (slowed_) {  // perturbation: this rank is slowed
       spin_for_us((ctx_->config.slow_factor - 1.0) * (t - t_piece_) * 1e6);
       t = clock_now();
     }

@@ -26,8 +26,7 @@ std::string show(double v) {
 }  // namespace
 
 void TechniqueParams::validate(Technique t, Index n, int p) const {
-  const TechniqueInfo& ti = info(t);  // throws for an id outside the enum
-  (void)ti;
+  if (t != Technique::Auto) (void)info(t);  // throws for an id outside the enum
   if (n < 0) throw Error("the number of iterations N must be >= 0, got " + std::to_string(n));
   if (n > detail::kMaxIterations) {
     throw Error("the number of iterations N must be <= 2^62 = " +

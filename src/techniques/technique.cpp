@@ -11,35 +11,35 @@ namespace {
 
 using T = Technique;
 
-// technique, name, legacy id, closed form, adaptive, batched, equation
+// technique, name, legacy id, closed form, adaptive, batched, up front, equation
 constexpr std::array<TechniqueInfo, kTechniqueCount> kInfo = {{
-    {T::STATIC, "STATIC", 0, true, false, false, "001 Eq. 1"},
-    {T::SS, "SS", 1, true, false, false, "001 Eq. 2"},
-    {T::FSC, "FSC", 2, true, false, false, "001 Eq. 3 (to the power 2/3, as its Table 2)"},
-    {T::mFSC, "mFSC", 3, true, false, false, "003 Appendix B"},
-    {T::GSS, "GSS", 4, true, false, false, "001 Eq. 4 (recursive), Eq. 14 (closed)"},
-    {T::TAP, "TAP", -1, true, false, false, "001 Eq. 5 (recursive), Eq. 16 (closed)"},
-    {T::TSS, "TSS", 5, true, false, false, "001 Eq. 6 (recursive), Eq. 17 (closed)"},
-    {T::FAC, "FAC", -1, true, false, true,
+    {T::STATIC, "STATIC", 0, true, false, false, true, "001 Eq. 1"},
+    {T::SS, "SS", 1, true, false, false, false, "001 Eq. 2"},
+    {T::FSC, "FSC", 2, true, false, false, false, "001 Eq. 3 (to the power 2/3, as its Table 2)"},
+    {T::mFSC, "mFSC", 3, true, false, false, false, "003 Appendix B"},
+    {T::GSS, "GSS", 4, true, false, false, false, "001 Eq. 4 (recursive), Eq. 14 (closed)"},
+    {T::TAP, "TAP", -1, true, false, false, false, "001 Eq. 5 (recursive), Eq. 16 (closed)"},
+    {T::TSS, "TSS", 5, true, false, false, false, "001 Eq. 6 (recursive), Eq. 17 (closed)"},
+    {T::FAC, "FAC", -1, true, false, true, false,
      "000 Eq. 2.2 (recursive); closed: batch recurrence replayed locally (no closed form in the "
      "papers)"},
-    {T::FAC2, "FAC2", 7, true, false, true, "001 Eq. 7 (recursive), Eq. 15 (closed)"},
-    {T::TFSS, "TFSS", -1, true, false, true, "001 Eq. 8 (recursive), Eq. 18 (closed)"},
-    {T::FISS, "FISS", -1, true, false, true, "001 Eq. 9 (recursive), Eq. 19 (closed)"},
-    {T::VISS, "VISS", -1, true, false, true, "001 Eq. 10 (recursive), Eq. 20 (closed)"},
-    {T::WF, "WF", 8, false, false, true, "003 2.2.2.1 (FAC2 batches, fixed weights)"},
-    {T::AWF, "AWF", 9, false, true, true, "003 2.2.2.2, Appendix B (weights per time step)"},
-    {T::AWF_B, "AWF-B", 10, false, true, true,
+    {T::FAC2, "FAC2", 7, true, false, true, false, "001 Eq. 7 (recursive), Eq. 15 (closed)"},
+    {T::TFSS, "TFSS", -1, true, false, true, false, "001 Eq. 8 (recursive), Eq. 18 (closed)"},
+    {T::FISS, "FISS", -1, true, false, true, false, "001 Eq. 9 (recursive), Eq. 19 (closed)"},
+    {T::VISS, "VISS", -1, true, false, true, false, "001 Eq. 10 (recursive), Eq. 20 (closed)"},
+    {T::WF, "WF", 8, false, false, true, false, "003 2.2.2.1 (FAC2 batches, fixed weights)"},
+    {T::AWF, "AWF", 9, false, true, true, false, "003 2.2.2.2, Appendix B (weights per time step)"},
+    {T::AWF_B, "AWF-B", 10, false, true, true, false,
      "003 2.2.2.2, Appendix B (weights per batch, work time)"},
-    {T::AWF_C, "AWF-C", 11, false, true, false,
+    {T::AWF_C, "AWF-C", 11, false, true, false, false,
      "003 2.2.2.2, Appendix B (weights per chunk, work time)"},
-    {T::AWF_D, "AWF-D", 12, false, true, true,
+    {T::AWF_D, "AWF-D", 12, false, true, true, false,
      "003 2.2.2.2, Appendix B (weights per batch, elapsed time)"},
-    {T::AWF_E, "AWF-E", 13, false, true, false,
+    {T::AWF_E, "AWF-E", 13, false, true, false, false,
      "003 2.2.2.2, Appendix B (weights per chunk, elapsed time)"},
-    {T::AF, "AF", 14, false, true, false, "001 Eq. 11"},
-    {T::RND, "RND", -1, true, false, false, "001 Eq. 12"},
-    {T::PLS, "PLS", -1, true, false, false, "001 Eq. 13 (recursive), Eq. 21 (closed)"},
+    {T::AF, "AF", 14, false, true, false, false, "001 Eq. 11"},
+    {T::RND, "RND", -1, true, false, false, false, "001 Eq. 12"},
+    {T::PLS, "PLS", -1, true, false, false, false, "001 Eq. 13 (recursive), Eq. 21 (closed)"},
 }};
 
 constexpr bool table_in_enum_order() {
@@ -97,12 +97,15 @@ std::string valid_ids() {
 const std::array<TechniqueInfo, kTechniqueCount>& all_techniques() { return kInfo; }
 
 const TechniqueInfo& info(Technique t) {
+  if (t == Technique::Auto) {
+    throw Error("auto is not a chunk-size technique: a loop's front end picks one for each execution");
+  }
   const auto index = static_cast<std::size_t>(t);
   if (index >= kInfo.size()) throw Error("unknown technique id " + std::to_string(index));
   return kInfo[index];
 }
 
-std::string_view name(Technique t) { return info(t).name; }
+std::string_view name(Technique t) { return t == Technique::Auto ? std::string_view("auto") : info(t).name; }
 
 Technique parse_technique(std::string_view text) {
   const std::string key = normalize(text);
@@ -114,6 +117,7 @@ Technique parse_technique(std::string_view text) {
     }
   } else {
     if (key == "WFAC") return Technique::WF;  // the name `000` Table 4.1 uses
+    if (key == "AUTO") return Technique::Auto;
     for (const auto& ti : kInfo) {
       if (normalize(ti.name) == key) return ti.technique;
     }
@@ -130,7 +134,7 @@ std::string valid_technique_names() {
     if (!out.empty()) out += ", ";
     out += ti.name;
   }
-  return out;
+  return out + ", auto";
 }
 
 }  // namespace lb4mpi

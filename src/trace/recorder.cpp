@@ -105,7 +105,7 @@ void Recorder::serve(double t0, double t1) {
   records_.push_back(r);
 }
 
-std::string Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode mode) {
+std::string Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode mode, const std::string& selection) {
   struct ClearAtExit {
     Recorder& r;
     ~ClearAtExit() { r.clear(); }
@@ -122,7 +122,7 @@ std::string Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode m
         std::vector<Stored> kept;
         kept.reserve(all.size());
         for (const TraceRecord& r : all) kept.push_back(Stored{r, technique, mode});
-        write_trace(options_.trace, kept, size);
+        write_trace(options_.trace, kept, size, selection);
       } catch (const Error& e) {
         error = e.what();
       }

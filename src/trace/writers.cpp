@@ -71,6 +71,24 @@ void print_us(std::FILE* f, long long ns) {
   std::fprintf(f, "%lld.%03lld", ns / 1000, ns % 1000);
 }
 
+// A text as the inside of a JSON string.
+std::string json_escaped(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // The error of a trace file that could not be written at the end of a loop,
 // with the system's reason (`err`: errno at the failure; 0 when unknown).
 [[noreturn]] void trace_write_failed(const std::string& path, int err) {
@@ -78,7 +96,7 @@ void print_us(std::FILE* f, long long ns) {
               (err != 0 ? std::strerror(err) : "write error"));
 }
 
-void write_json(const std::string& path, const std::vector<Stored>& all, int ranks) {
+void write_json(const std::string& path, const std::vector<Stored>& all, int ranks, const std::string& selection) {
   TraceFile& tf = trace_files()[path];
   const bool fresh = tf.tail < 0;
   std::FILE* f = std::fopen(path.c_str(), fresh ? "w" : "r+");
@@ -104,6 +122,17 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
     std::fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}", r, r);
   }
   tf.ranks_named = std::max(tf.ranks_named, max_rank + 1);
+  if (!selection.empty() && !all.empty()) {  // automatic selection: which technique this execution ran, and why
+    double t0 = all.front().r.t_begin;
+    for (const Stored& s : all) t0 = std::min(t0, s.r.t_begin);
+    sep();
+    std::fprintf(f, "{\"name\":\"auto: %s\",\"cat\":\"selection\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":",
+                 std::string(name(all.front().technique)).c_str());
+    print_us(f, to_ns(t0));
+    std::fprintf(f, ",\"args\":{\"loop\":%d,\"step\":%d,\"technique\":\"%s\",\"reason\":\"%s\"}}",
+                 all.front().r.loop, all.front().r.step, std::string(name(all.front().technique)).c_str(),
+                 json_escaped(selection).c_str());
+  }
   for (const Stored& s : all) {
     const TraceRecord& r = s.r;
     sep();
@@ -198,10 +227,10 @@ std::vector<std::string> trace_files(const std::string& path) {
 
 }  // namespace
 
-void write_trace(const std::string& path, const std::vector<Stored>& all, int ranks) {
+void write_trace(const std::string& path, const std::vector<Stored>& all, int ranks, const std::string& selection) {
   for (const std::string& file : trace_files(path)) {
     if (ends_with(file, ".json")) {
-      write_json(file, all, ranks);
+      write_json(file, all, ranks, selection);
     } else {
       write_csv(file, all);
     }

@@ -20,8 +20,10 @@ struct Stored {
 
 /// Appends one execution's records to the trace file(s) of `path`
 /// ("x.json", "x.csv", or both as path + ".json" and path + ".csv"); `ranks`
-/// of the communicator all get a named track. Throws lb4mpi::Error.
-void write_trace(const std::string& path, const std::vector<Stored>& all, int ranks);
+/// of the communicator all get a named track; `selection` (automatic
+/// selection's reason for the execution's technique, or "") becomes one
+/// instant event in the JSON trace. Throws lb4mpi::Error.
+void write_trace(const std::string& path, const std::vector<Stored>& all, int ranks, const std::string& selection = {});
 /// Appends this rank's chunks (with their continuations) to
 /// <dir>/iterations_rank<rank>.csv. Throws lb4mpi::Error.
 void write_iterations(const std::string& dir, int rank, Technique technique, const std::vector<TraceRecord>& records);

@@ -26,7 +26,7 @@ static int expect_mode(infoDLS* info, int expected, const char* what) {
  * Small loops: with MPICH on an oversubscribed machine every message round
  * trip may wait for a time slice. */
 static int run_all(infoDLS* info, int expected_mode) {
-  static const int methods[] = {STATIC, GSS, FAC, AF, AWF_B};
+  static const int methods[] = {STATIC, GSS, FAC, AF, AWF_B, LB4MPI_AUTO};
   int failures = 0;
   for (unsigned m = 0; m < sizeof methods / sizeof methods[0]; ++m) {
     failures += capi_run_loop(info, 0, 399, methods[m], (int)(m % 2), NULL);
@@ -35,7 +35,7 @@ static int run_all(infoDLS* info, int expected_mode) {
         capi_run_loop(info, 7, 306, methods[m], (int)((m + 1) % 2), NULL); /* next time step */
   }
   /* Mix 0 over two time steps (the second restarts the kept loops), then mix 1 (rebuilt). */
-  static const int mixes[3][NLOOPS] = {{STATIC, AF, GSS}, {STATIC, AF, GSS}, {FAC, AWF_B, TSS}};
+  static const int mixes[3][NLOOPS] = {{STATIC, AF, GSS}, {STATIC, AF, GSS}, {FAC, AWF_B, LB4MPI_AUTO}};
   for (int step = 0; step < 3; ++step) {
     int firsts[NLOOPS] = {0, 100, 5};
     int lasts[NLOOPS] = {299, 100 + 399 - 100 * step, 204};

@@ -31,6 +31,10 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "apps", "common"))
+from app_summary import summary_of  # noqa: E402
+
 TECHNIQUES = ["SS", "FSC", "mFSC", "GSS", "TAP", "TSS", "FAC", "FAC2", "TFSS", "FISS", "VISS",
               "WF", "AWF", "AWF-B", "AWF-C", "AWF-D", "AWF-E", "AF", "RND", "PLS"]
 GRANTED = {"WF", "AWF", "AWF-B", "AWF-C", "AWF-D", "AWF-E", "AF"}  # no closed form: centralized only
@@ -39,14 +43,6 @@ APPS = {
     "psia": ["--points", "6000"],
 }
 WATCHDOG_S = 60
-
-
-def summary_of(out):
-    for line in out.splitlines():
-        line = line.strip()
-        if line.startswith("{") and '"app"' in line:
-            return json.loads(line)
-    return None
 
 
 def rank_pids(mpiexec_pid, ranks, deadline):

@@ -4,6 +4,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "lb4mpi/lb4mpi.hpp"
@@ -85,6 +87,26 @@ inline void expect_exactly_once(const Coverage& c, Index n) {
   EXPECT_EQ(static_cast<Index>(c.report.ranks.size()), world_size());
   EXPECT_EQ(c.report.ranks[static_cast<std::size_t>(world_rank())].iterations, c.local_iterations);
   EXPECT_GE(c.report.t_par, 0.0);
+}
+
+// Runs `f`, expects lb4mpi::Error containing `needle`, and checks that every
+// rank saw the identical message.
+inline void expect_same_error_everywhere(const std::function<void()>& f, const std::string& needle) {
+  std::string msg;
+  try {
+    f();
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find(needle), std::string::npos) << "message: '" << msg << "'";
+  // Compare the message with rank 0's.
+  int len = static_cast<int>(msg.size());
+  int len0 = len;
+  MPI_Bcast(&len0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string msg0 = msg;
+  msg0.resize(static_cast<std::size_t>(len0));
+  MPI_Bcast(msg0.data(), len0, MPI_CHAR, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(msg, msg0);
 }
 
 }  // namespace lb4mpi::test

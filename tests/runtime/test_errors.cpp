@@ -17,26 +17,6 @@
 namespace lb4mpi::test {
 namespace {
 
-// Runs `f`, expects lb4mpi::Error containing `needle`, and checks that every
-// rank saw the identical message.
-void expect_same_error_everywhere(const std::function<void()>& f, const std::string& needle) {
-  std::string msg;
-  try {
-    f();
-  } catch (const Error& e) {
-    msg = e.what();
-  }
-  EXPECT_NE(msg.find(needle), std::string::npos) << "message: '" << msg << "'";
-  // Compare the message with rank 0's.
-  int len = static_cast<int>(msg.size());
-  int len0 = len;
-  MPI_Bcast(&len0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string msg0 = msg;
-  msg0.resize(static_cast<std::size_t>(len0));
-  MPI_Bcast(msg0.data(), len0, MPI_CHAR, 0, MPI_COMM_WORLD);
-  EXPECT_EQ(msg, msg0);
-}
-
 void noop(Chunk) {}
 
 TEST(Errors, FirstGreaterThanLast) {

@@ -126,6 +126,21 @@ TEST(Robust, EveryTechniqueAndModeCommitsEachIterationOnce) {
   }
 }
 
+// Automatic selection in robust mode leaves out the candidates robust mode
+// refuses (STATIC here) and commits every iteration once as a fixed technique.
+TEST(Robust, AutoLeavesOutWhatRobustRefuses) {
+  Options opt;
+  opt.technique = Technique::Auto;
+  opt.robust = true;
+  opt.auto_candidates = {Technique::STATIC, Technique::GSS};
+  const Outcome o = run_with_results(0, 500, opt, false);
+  EXPECT_EQ(o.committed_wrong, 0);
+  EXPECT_EQ(o.bad_results, 0);
+  EXPECT_EQ(o.executed_missing, 0);
+  EXPECT_EQ(o.report.technique, Technique::GSS);
+  EXPECT_NE(o.report.selection.find("GSS"), std::string::npos) << o.report.selection;
+}
+
 TEST(Robust, ResultsAreCommittedOnceInEveryMode) {
   for (Mode m : {Mode::Centralized, Mode::Distributed, Mode::DistributedRMA}) {
     for (Technique t : {Technique::STATIC, Technique::GSS, Technique::AF}) {

@@ -698,6 +698,56 @@ TEST(Trace, FileGrowsWithEveryExecution) {
   remove_on_rank0({path, base + ".csv"});
 }
 
+TEST(Trace, AutoSelectionNamesEachExecutionsTechniqueAndReason) {
+  // Technique::Auto: every execution's chunks carry the technique it ran,
+  // and one "selection" event per execution gives the policy's reason, the
+  // same as the report's.
+  Options opt;
+  opt.technique = Technique::Auto;
+  opt.auto_candidates = {Technique::GSS, Technique::FAC2, Technique::TSS};
+  const std::string path = shared_temp_path("auto") + ".json";
+  opt.trace = path;
+  const Index n = 800;
+  Loop loop(MPI_COMM_WORLD, 0, n, opt);
+  std::vector<Report> reports;
+  std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
+  for (int step = 0; step < 4; ++step) {
+    if (step > 0) loop.restart(0, n);
+    while (auto c = loop.next()) {
+      for (Index i = c->begin; i < c->end(); ++i) ++local[static_cast<std::size_t>(i)];
+    }
+    reports.push_back(loop.finish());
+  }
+  check_on_rank0([&] {
+    std::ifstream in(path);
+    const json doc = json::parse(in);
+    std::map<int, std::pair<std::string, std::string>> selected;  // step -> (technique, reason)
+    std::map<int, std::set<std::string>> chunk_techniques;          // step -> techniques of its chunks
+    for (const json& e : doc.at("traceEvents")) {
+      if (e.value("cat", "") == "selection") {
+        EXPECT_EQ(e.value("ph", ""), "i") << e.dump();
+        const json& a = e.at("args");
+        selected[a.at("step").get<int>()] = {a.at("technique").get<std::string>(), a.at("reason").get<std::string>()};
+      } else if (e.value("cat", "") == "chunk") {
+        chunk_techniques[e.at("args").at("step").get<int>()].insert(e.at("args").at("technique").get<std::string>());
+      }
+    }
+    ASSERT_EQ(selected.size(), reports.size());
+    for (int step = 0; step < 4; ++step) {
+      const Report& r = reports[static_cast<std::size_t>(step)];
+      EXPECT_EQ(selected[step].first, std::string(name(r.technique))) << "step " << step;
+      EXPECT_EQ(selected[step].second, r.selection) << "step " << step;
+      EXPECT_EQ(chunk_techniques[step], std::set<std::string>{std::string(name(r.technique))}) << "step " << step;
+    }
+  });
+  std::vector<std::int32_t> all(local.size());
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(n), MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  Index wrong = 0;
+  for (auto v : all) wrong += (v != 4);
+  EXPECT_EQ(wrong, 0) << "iterations not run exactly once per execution";
+  remove_on_rank0({path});
+}
+
 TEST(Trace, UnwritablePathIsAnError) {
   // The trace file is checked when the loop starts (issue 20): every rank
   // throws the same error naming the path, before any iteration runs, and

@@ -49,6 +49,8 @@ struct ExecConfig {
   /// Perturbation on this rank: every piece of work takes this many times
   /// as long (a busy wait after it); 1 = none.
   double slow_factor = 1.0;
+  /// The perturbation starts with this execution of the loop (0: the first).
+  int slow_from = 0;
 };
 
 /// Automatic break_after: a coordinator checks for requests about this often

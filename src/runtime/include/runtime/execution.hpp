@@ -55,6 +55,11 @@ class Execution {
   /// The next piece for this rank (ends the previous one); nullopt when the
   /// loop is over for it. Absolute iteration indices.
   std::optional<Chunk> next();
+  /// The technique of the next execution, between two executions (automatic
+  /// selection): start() switches to it once the ranks agreed, and what the
+  /// previous technique learnt is dropped. Every rank must ask for the same.
+  void use_technique(Technique t) { next_technique_ = t; }
+
   /// Non-blocking next() for loops in flight together.
   Grab::Kind poll(Chunk& piece);
   /// Ends the current piece (its time counts as work).
@@ -91,6 +96,8 @@ class Execution {
   std::unique_ptr<Meter> meter_;
   std::unique_ptr<AdaptiveFeedback> fb_;
   std::unique_ptr<Scheduler> sched_;
+  std::optional<Technique> next_technique_;  // use_technique()
+  bool slowed_ = false;  // this execution is perturbed on this rank (ExecConfig::slow_factor)
   std::unique_ptr<ReportExchange> exchange_;
   ChunkObserver* observer_;
   void maybe_fail(bool new_chunk);  // failure injection (ExecConfig::fail_here)

@@ -78,7 +78,10 @@ class Recorder final : public rt::ChunkObserver {
   /// records do not fit one gather, rank 0 cannot write a trace file, a rank
   /// cannot write its iteration CSV: the lowest such rank's message). Never
   /// throws for these, so the caller still gets the loop's report out.
-  [[nodiscard]] std::string flush(MPI_Comm comm, int rank, Technique technique, Mode mode);
+  /// `selection`: automatic selection's reason for this execution's
+  /// technique (an event in the JSON trace), or "".
+  [[nodiscard]] std::string flush(MPI_Comm comm, int rank, Technique technique, Mode mode,
+                                  const std::string& selection = {});
 
   [[nodiscard]] const std::vector<TraceRecord>& records() const { return records_; }
   void clear() {

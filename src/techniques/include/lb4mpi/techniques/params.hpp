@@ -45,7 +45,8 @@ struct LB4MPI_API TechniqueParams {
 
   /// Throws lb4mpi::Error saying what is wrong (e.g. "FISS needs
   /// fiss_batches >= 2, got 1"); InvalidParameter for a parameter. Only the
-  /// parameters `t` uses are checked, plus N >= 0, P >= 1 and the chunk bounds.
+  /// parameters `t` uses are checked, plus N >= 0, P >= 1 and the chunk bounds
+  /// (only these for Technique::Auto, whose candidates are checked one by one).
   void validate(Technique t, Index n, int p) const;
 };
 

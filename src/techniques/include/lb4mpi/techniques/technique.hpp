@@ -32,8 +32,14 @@ enum class Technique : std::uint8_t {
   AF,      // 001 Eq. 11
   RND,     // 001 Eq. 12
   PLS,     // 001 Eq. 13 / 21
+  /// Not a chunk-size rule: a loop's front end picks one of the 21 above for
+  /// each execution from what the earlier executions measured (automatic
+  /// selection, src/selection). The runtime and every rule only ever see
+  /// the technique it picked.
+  Auto,
 };
 
+/// The chunk-size techniques (Auto, the choice among them, is not one).
 inline constexpr std::size_t kTechniqueCount = 21;
 
 /// Facts about a technique that the runtime, the explorer and the docs use.
@@ -44,20 +50,25 @@ struct TechniqueInfo {
   bool has_closed_form;       ///< chunk size from the step index alone (DCA)
   bool adaptive;              ///< needs per-rank timing feedback
   bool batched;               ///< groups of P steps share one size (FAC, WF, ...)
+  /// Every rank's share is fixed when the loop starts (STATIC): nothing is
+  /// self-scheduled, so a failed rank's share cannot go to another.
+  bool upfront;
   std::string_view equation;  ///< where its formula comes from
 };
 
-/// All techniques in canonical order.
+/// All techniques in canonical order (not Auto).
 LB4MPI_API const std::array<TechniqueInfo, kTechniqueCount>& all_techniques();
+/// Throws lb4mpi::Error for Auto, which has no chunk-size facts.
 LB4MPI_API const TechniqueInfo& info(Technique t);
+/// The canonical name; "auto" for Technique::Auto.
 LB4MPI_API std::string_view name(Technique t);
 
-/// Parses a canonical name (case-insensitive; '-' and '_' are interchangeable)
-/// or a numeric id of `000` Table 4.1 ("7" is FAC2, "8" and "wFAC" are WF).
-/// Throws lb4mpi::Error naming the valid choices.
+/// Parses a canonical name (case-insensitive; '-' and '_' are interchangeable),
+/// a numeric id of `000` Table 4.1 ("7" is FAC2, "8" and "wFAC" are WF), or
+/// "auto" (Technique::Auto). Throws lb4mpi::Error naming the valid choices.
 LB4MPI_API Technique parse_technique(std::string_view text);
 
-/// "STATIC, SS, FSC, ..." — used in error messages and --help texts.
+/// "STATIC, SS, FSC, ..., PLS, auto" — used in error messages and --help texts.
 LB4MPI_API std::string valid_technique_names();
 
 }  // namespace lb4mpi
