@@ -1,5 +1,7 @@
 #include "coordinator.hpp"
 
+#include "reports.hpp"
+
 #include <string>
 
 #include "runtime/mpi.hpp"
@@ -82,6 +84,8 @@ void Coordinator::send(int worker, Reply reply) {
   reply.epoch = ctx_.epoch;
   if (reply.kind == kChunk || reply.kind == kStep) {
     ledger_.scheduled(reply.id, Chunk{reply.begin, reply.size}, worker);  // a step's range when known
+  } else if (reply.kind == kGrant && robust_) {
+    ledger_.scheduled(reply.id, Chunk{reply.begin, reply.chunk_size}, worker);  // evaluated when granted
   }
   if (reply.kind == kNone) ended_[static_cast<std::size_t>(worker)] = 1;
   if (!robust_) {
@@ -170,35 +174,11 @@ void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
   handle(status.MPI_SOURCE, request);
 }
 
-bool Coordinator::receive_results(int worker, std::int64_t bytes) {
-  result_buf_.resize(static_cast<std::size_t>(bytes));
-  MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Irecv(result_buf_.data(), static_cast<int>(bytes), MPI_BYTE, worker, kTagResult, ctx_.comm, &r),
-            "MPI_Irecv");
-  if (!robust_) {
-    wait(r, MPI_STATUS_IGNORE, "MPI_Recv (chunk results)");
-    return true;
-  }
-  if (wait_until(r, MPI_STATUS_IGNORE, ctx_.meter->now() + ctx_.config.robust_timeout, "MPI_Recv (chunk results)")) {
-    return true;
-  }
-  // The worker failed between its report and its results: the report does
-  // not count, the chunk stays out and goes to another rank.
-  MPI_Cancel(&r);
-  MPI_Request_free(&r);
-  return false;
-}
-
 void Coordinator::handle(int worker, const Request& request) {
-  bool results = false;
-  if (request.result_bytes >= 0 && static_cast<std::size_t>(request.result_bytes) <= Request::kInlineResults) {
-    result_buf_.assign(request.inline_results.begin(), request.inline_results.begin() + request.result_bytes);
-    results = true;
-  } else if (request.result_bytes >= 0) {
-    results = receive_results(worker, request.result_bytes);
-  }
+  const ReportResults got = receive_report_results(ctx_, worker, request, result_buf_);
+  const bool results = got == ReportResults::Have;
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
-  if (request.result_bytes >= 0 && !results) return;  // its sender failed
+  if (got == ReportResults::Lost) return;  // its sender failed
   if (request.id >= 0 && request.kind != kCommit) {
     const bool first = ledger_.finished(request.id, request.size);
     if (first && results) ctx_.results->commit(result_buf_.data(), result_buf_.size());

@@ -51,9 +51,6 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler {
   void close();
   /// Robust mode: "still alive" to the deferred workers, timeout/4 apart.
   void heartbeat();
-  /// Receives the results that follow a report of `worker` (`bytes` long)
-  /// into result_buf_; false when they never came (robust: it failed).
-  bool receive_results(int worker, std::int64_t bytes);
   /// The coordinator's own chunk `id` is finished (every piece executed).
   void own_chunk_done(std::int64_t id);
 

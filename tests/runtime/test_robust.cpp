@@ -99,7 +99,6 @@ TEST(Robust, EveryTechniqueAndModeCommitsEachIterationOnce) {
     const Technique t = ti.technique;
     if (t == Technique::STATIC) continue;
     for (Mode m : {Mode::Centralized, Mode::Distributed}) {
-      if (m == Mode::Distributed && !info(t).has_closed_form) continue;
       Options opt;
       opt.technique = t;
       opt.mode = m;
@@ -194,14 +193,6 @@ TEST(Robust, UnsupportedCombinationsAreRefusedEverywhere) {
   rma.mode = Mode::DistributedRMA;
   msg = error_of([&] { parallel_for(MPI_COMM_WORLD, 0, 100, rma, noop); });
   EXPECT_NE(msg.find("valid modes with robust mode: centralized, distributed"), std::string::npos) << msg;
-  expect_same_everywhere(msg);
-
-  Options af;
-  af.robust = true;
-  af.mode = Mode::Distributed;
-  af.technique = Technique::AF;
-  msg = error_of([&] { parallel_for(MPI_COMM_WORLD, 0, 100, af, noop); });
-  EXPECT_NE(msg.find("needs a technique with a closed form"), std::string::npos) << msg;
   expect_same_everywhere(msg);
 
   setenv("LB4MPI_FAIL_AFTER", "soon", 1);
