@@ -70,10 +70,6 @@ void Options::validate(int ranks) const {
                   " hands every rank its share up front, so a failed rank's share cannot go to another (`004`)" +
                   from("robust", "LB4MPI_ROBUST") + "; valid: every technique but STATIC");
     }
-    if (mode == Mode::DistributedRMA) {
-      throw Error("robust mode is not available in distributed-rma mode" + from("robust", "LB4MPI_ROBUST") +
-                  "; valid modes with robust mode: centralized, distributed");
-    }
   }
   if (!(robust_timeout > 0.0)) {
     throw Error("robust_timeout must be > 0 seconds, got " + text(robust_timeout) +

@@ -9,7 +9,10 @@
 namespace lb4mpi::rt {
 
 RmaWindow::~RmaWindow() {
-  if (win_ != MPI_WIN_NULL) {
+  // Robust mode: a loop that did not end may have lost ranks (its
+  // coordinator, this rank's error says), and freeing is collective: the
+  // window is left to MPI, never freed.
+  if (win_ != MPI_WIN_NULL && !ctx_.config.robust) {
     MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);  // collective: every rank destroys its Loop
   }

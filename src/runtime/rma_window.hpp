@@ -22,7 +22,8 @@ class RmaWindow {
  public:
   explicit RmaWindow(Context& ctx) : ctx_(ctx) {}
   /// A window still held (an execution that did not finish) is unlocked
-  /// and freed: collective, as every rank destroys its loop.
+  /// and freed: collective, as every rank destroys its loop. Not in robust
+  /// mode, where ranks may have failed: it is left to MPI.
   ~RmaWindow();
   RmaWindow(const RmaWindow&) = delete;
   RmaWindow& operator=(const RmaWindow&) = delete;
