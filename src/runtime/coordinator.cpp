@@ -9,13 +9,9 @@
 namespace lb4mpi::rt {
 
 Coordinator::Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment)
-    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)) {
-  slot_ = ctx_.engine->add(this);
-}
+    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)), inbox_(ctx, this) {}
 
-// Only a loop that was abandoned (an exception unwound past it) still listens.
 Coordinator::~Coordinator() {
-  ctx_.engine->abandon(slot_);
   // Sends to failed ranks never complete: their requests are freed and
   // their buffers left to MPI (a few bytes per failed rank, kept for good).
   bool pending = false;
@@ -31,23 +27,10 @@ Coordinator::~Coordinator() {
   if (pending) new std::deque<Outgoing>(std::move(outbox_));  // deliberately never freed
 }
 
-void Coordinator::post() {
-  check_mpi(MPI_Irecv(&incoming_, sizeof incoming_, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, ctx_.comm,
-                      &ctx_.engine->request(slot_)),
-            "MPI_Irecv");
-}
-
 void Coordinator::stop_listening() {
-  if (!listening_) return;
-  listening_ = false;
-  MPI_Request& r = ctx_.engine->request(slot_);
-  if (r == MPI_REQUEST_NULL) return;
-  check_mpi(MPI_Cancel(&r), "MPI_Cancel");
-  MPI_Status st;
-  wait(r, &st, "MPI_Cancel");
-  int cancelled = 0;
-  check_mpi(MPI_Test_cancelled(&st, &cancelled), "MPI_Test_cancelled");
-  if (cancelled == 0) handle(st.MPI_SOURCE, incoming_);  // a late report of this execution, or a stale one
+  int sender = -1;
+  Request late;
+  if (inbox_.stop(sender, late)) handle(sender, late);  // a late report of this execution, or a stale one
 }
 
 void Coordinator::start(Index n) {
@@ -66,8 +49,7 @@ void Coordinator::start(Index n) {
   // together take turns, as they do on more ranks.
   if (cadence_.automatic()) cadence_.checked(ctx_.meter->now());
   if (ctx_.size == 1) return;
-  listening_ = true;
-  post();
+  inbox_.listen();
   // Initial work for every worker, in rank order, so that nobody starts with a request.
   for (int w = 0; w < ctx_.size; ++w) {
     if (w == ctx_.rank) continue;
@@ -169,8 +151,7 @@ void Coordinator::heartbeat() {
 }
 
 void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
-  const Request request = incoming_;
-  if (listening_) post();
+  const Request request = inbox_.take();
   handle(status.MPI_SOURCE, request);
 }
 

@@ -97,6 +97,28 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
   }
 }
 
+void RequestInbox::post() {
+  check_mpi(MPI_Irecv(&incoming_, sizeof incoming_, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, ctx_.comm,
+                      &ctx_.engine->request(slot_)),
+            "MPI_Irecv");
+}
+
+bool RequestInbox::stop(int& sender, Request& request) {
+  if (!listening_) return false;
+  listening_ = false;
+  MPI_Request& r = ctx_.engine->request(slot_);
+  if (r == MPI_REQUEST_NULL) return false;
+  check_mpi(MPI_Cancel(&r), "MPI_Cancel");
+  MPI_Status st;
+  wait(r, &st, "MPI_Cancel");
+  int cancelled = 0;
+  check_mpi(MPI_Test_cancelled(&st, &cancelled), "MPI_Test_cancelled");
+  if (cancelled != 0) return false;
+  sender = st.MPI_SOURCE;
+  request = incoming_;
+  return true;
+}
+
 ReportResults receive_report_results(Context& ctx, int sender, const Request& request, std::vector<std::byte>& buf) {
   if (request.result_bytes < 0) return ReportResults::None;
   if (static_cast<std::size_t>(request.result_bytes) <= Request::kInlineResults) {

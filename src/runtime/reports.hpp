@@ -16,6 +16,7 @@
 
 #include "context.hpp"
 #include "protocol.hpp"
+#include "runtime/progress.hpp"
 
 namespace lb4mpi::rt {
 
@@ -61,6 +62,41 @@ class ReportSender {
     std::vector<std::byte> data;
   };
   std::deque<ResultSend> sends_;  // robust: results not yet known to be delivered
+};
+
+/// A coordinator's receive of requests and reports (kTagRequest, from any
+/// rank), kept posted in a slot of the progress engine while it listens;
+/// the handler given acts on what arrives.
+class RequestInbox {
+ public:
+  RequestInbox(Context& ctx, ProgressEngine::Handler* handler) : ctx_(ctx), slot_(ctx.engine->add(handler)) {}
+  /// Only a loop that was abandoned (an exception unwound past it) still listens.
+  ~RequestInbox() { ctx_.engine->abandon(slot_); }
+  RequestInbox(const RequestInbox&) = delete;
+  RequestInbox& operator=(const RequestInbox&) = delete;
+
+  void listen() {
+    listening_ = true;
+    post();
+  }
+  /// In the handler: the request that arrived; the receive is posted again
+  /// while listening.
+  Request take() {
+    const Request r = incoming_;
+    if (listening_) post();
+    return r;
+  }
+  /// Stops listening (the receive is cancelled); true with the request and
+  /// its sender when one arrived meanwhile (a late report, or a stale one).
+  bool stop(int& sender, Request& request);
+
+ private:
+  void post();
+
+  Context& ctx_;
+  int slot_;
+  bool listening_ = false;
+  Request incoming_;
 };
 
 /// What came with a report on the coordinator.

@@ -19,12 +19,10 @@ constexpr double kProbeLatency = 5 * kServeLatency;
 
 RobustRmaScheduler::RobustRmaScheduler(Context& ctx, AdaptiveFeedback& feedback)
     : FedScheduler(feedback), ctx_(ctx), win_(ctx), reports_(ctx) {
-  if (ctx_.is_coordinator() && ctx_.size > 1) slot_ = ctx_.engine->add(this);
+  if (ctx_.is_coordinator() && ctx_.size > 1) inbox_.emplace(ctx_, static_cast<ProgressEngine::Handler*>(this));
 }
 
-RobustRmaScheduler::~RobustRmaScheduler() {
-  if (slot_ >= 0) ctx_.engine->abandon(slot_);
-}
+RobustRmaScheduler::~RobustRmaScheduler() = default;
 
 void RobustRmaScheduler::start(Index n) {
   n_ = n;
@@ -55,10 +53,7 @@ void RobustRmaScheduler::start(Index n) {
     last_beat_ = last_probe_ = clock_now();
   }
   barrier(ctx_.comm);  // the zeroed words are in place before anyone reads them
-  if (coordinator && ctx_.size > 1) {
-    listening_ = true;
-    post();
-  }
+  if (inbox_) inbox_->listen();
   if (cadence_.automatic()) cadence_.checked(ctx_.meter->now());
 }
 
@@ -230,28 +225,14 @@ void RobustRmaScheduler::end(const std::vector<RankFigures>& /*all*/) {
 
 // ---- the coordinator -----------------------------------------------------------
 
-void RobustRmaScheduler::post() {
-  check_mpi(MPI_Irecv(&incoming_, sizeof incoming_, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, ctx_.comm,
-                      &ctx_.engine->request(slot_)),
-            "MPI_Irecv");
-}
-
 void RobustRmaScheduler::stop_listening() {
-  if (!listening_) return;
-  listening_ = false;
-  MPI_Request& r = ctx_.engine->request(slot_);
-  if (r == MPI_REQUEST_NULL) return;
-  check_mpi(MPI_Cancel(&r), "MPI_Cancel");
-  MPI_Status st;
-  wait(r, &st, "MPI_Cancel");
-  int cancelled = 0;
-  check_mpi(MPI_Test_cancelled(&st, &cancelled), "MPI_Test_cancelled");
-  if (cancelled == 0) handle(st.MPI_SOURCE, incoming_);  // a late report (a copy's): dropped as a duplicate
+  int sender = -1;
+  Request late;
+  if (inbox_ && inbox_->stop(sender, late)) handle(sender, late);  // a late report (a copy's): a duplicate
 }
 
 void RobustRmaScheduler::on_complete(int /*slot*/, const MPI_Status& status) {
-  const Request report = incoming_;
-  if (listening_) post();
+  const Request report = inbox_->take();
   handle(status.MPI_SOURCE, report);
 }
 

@@ -71,7 +71,6 @@ class RobustRmaScheduler final : public FedScheduler, private ProgressEngine::Ha
 
   // ---- the coordinator
   void on_complete(int slot, const MPI_Status& status) override;
-  void post();
   void stop_listening();
   void handle(int sender, const Request& report);
   /// Step `id` finished (a report, or its own chunk); the first time, its
@@ -103,9 +102,7 @@ class RobustRmaScheduler final : public FedScheduler, private ProgressEngine::Ha
   int wait_polls_ = 0;  // polls since the rank began to wait
 
   // coordinator
-  int slot_ = -1;
-  bool listening_ = false;
-  Request incoming_;
+  std::optional<RequestInbox> inbox_;  // the coordinator's, when there are other ranks
   std::vector<std::byte> result_buf_;
   StepsDone steps_;
   Index finished_ = 0;
