@@ -143,7 +143,7 @@ def main():
 
     print("\nFePIA (tools/fepia/lb4mpi_fepia.py, `004` §4.1):\n", flush=True)
     subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fepia", "lb4mpi_fepia.py"), runs_path,
-                    "--failure-scenarios", "fail-*,combined"], check=False)
+                    "--failure-scenarios", "fail-*,combined", "--min-radius-pct", "1"], check=False)
 
 
 if __name__ == "__main__":
