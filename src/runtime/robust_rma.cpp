@@ -62,9 +62,11 @@ void RobustRmaScheduler::start(Index n) {
 std::vector<RobustRmaScheduler::Listed> RobustRmaScheduler::read_list() {
   std::vector<Listed> out;
   scratch_.resize(static_cast<std::size_t>(1 + 3 * list_max_));
+  const double deadline = clock_now() + ctx_.config.robust_timeout;
   for (int polls = 0;; ++polls) {
     const std::int64_t v1 = win_.read(kVersion);
-    if ((v1 & 1) != 0) {  // being written
+    if ((v1 & 1) != 0) {  // being written (for ever, if the coordinator failed meanwhile)
+      if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent(ctx_, "while reading its list");
       backoff(polls);
       continue;
     }
