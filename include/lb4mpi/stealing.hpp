@@ -465,6 +465,7 @@ struct OwnedLoopArgs {
   Mover* out = nullptr;  ///< null: no results
   std::string in_error;  ///< the descriptions' check() ("" when fine)
   std::string out_error;
+  std::string error;     ///< the front end's own check of this rank ("" when fine)
   OwnedBodyFn body = nullptr;
   void* body_state = nullptr;
 };

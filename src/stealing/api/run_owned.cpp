@@ -36,6 +36,7 @@ st::Config config_of(const StealOptions& o) {
 
 // This rank's own checks, "" when fine.
 std::string validate(const detail::OwnedLoopArgs& a, const StealOptions& o, const rt::Channel& channel, int ranks) {
+  if (!a.error.empty()) return a.error;
   try {
     o.validate(ranks);
   } catch (const Error& e) {
