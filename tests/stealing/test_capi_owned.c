@@ -32,16 +32,17 @@ static void spin(double seconds) {
   }
 }
 
-/* Rank 0 owns most iterations, the last rank none. */
+/* Rank 0 owns most iterations; beyond 2 ranks, the last rank none. */
 static void my_range(int64_t* first, int64_t* last) {
   const int64_t heavy = size_ > 1 ? N * 3 / 4 : N;
+  const int empty_last = size_ > 2;
   if (rank_ == 0) {
     *first = 0;
     *last = heavy;
-  } else if (rank_ == size_ - 1) {
+  } else if (empty_last && rank_ == size_ - 1) {
     *first = *last = N;
   } else {
-    const int64_t rest = N - heavy, k = size_ - 2;
+    const int64_t rest = N - heavy, k = size_ - 1 - empty_last;
     *first = heavy + rest * (rank_ - 1) / k;
     *last = heavy + rest * rank_ / k;
   }
