@@ -174,6 +174,16 @@ TEST(OwnedLoops, OwnerChunksFromATechnique) {
   }
 }
 
+// Emulated heterogeneity (speeds): every iteration still once.
+TEST(OwnedLoops, SpeedsSlowRanksDown) {
+  const int p = world_size();
+  const Layout l = layout(30 * p, skewed(p));
+  StealOptions opt;
+  for (int r = 0; r < p; ++r) opt.speeds.push_back(r == 0 ? 0.5 : 1.0);  // rank 0 runs at half speed
+  const Outcome o = run_arrays(l, opt, 10.0, 1.0);
+  expect_correct(o, l, "speeds");
+}
+
 // Steals racing the victim's own progress: the owner looks at its messages
 // after every iteration and thieves take one iteration at a time, so
 // steals from the back meet the owner's front all the time; rank 0 owns
