@@ -9,7 +9,13 @@
 namespace lb4mpi::rt {
 
 Coordinator::Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment)
-    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)), inbox_(ctx, this) {}
+    : FedScheduler(feedback),
+      ctx_(ctx),
+      assign_(std::move(assignment)),
+      inbox_(ctx, this),
+      results_in_(ctx, [this](int, const Request& report, const std::vector<std::byte>& results) {
+        chunk_reported(report, results);
+      }) {}
 
 Coordinator::~Coordinator() {
   // Sends to failed ranks never complete: their requests are freed and
@@ -156,15 +162,10 @@ void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
 }
 
 void Coordinator::handle(int worker, const Request& request) {
-  const ReportResults got = receive_report_results(ctx_, worker, request, result_buf_);
-  const bool results = got == ReportResults::Have;
+  // The finished chunk it reports counts when its results are in (now, or
+  // when their message comes: chunk_reported).
+  if (request.id >= 0 && request.kind != kCommit) results_in_.take(worker, request);
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
-  if (got == ReportResults::Lost) return;  // its sender failed
-  if (request.id >= 0 && request.kind != kCommit) {
-    const bool first = ledger_.finished(request.id, request.size);
-    if (first && results) ctx_.results->commit(result_buf_.data(), result_buf_.size());
-    if (robust_ && first && ledger_.complete()) close();
-  }
   if (fb_.timed() && request.done > 0) {
     fb_.calc().record(ChunkTiming{worker, request.done, request.work, request.elapsed});
   }
@@ -187,6 +188,13 @@ void Coordinator::handle(int worker, const Request& request) {
     default:  // kFinished: counted above
       break;
   }
+}
+
+void Coordinator::chunk_reported(const Request& report, const std::vector<std::byte>& results) {
+  if (report.epoch != ctx_.epoch) return;  // of an abandoned execution: its results drained, dropped
+  const bool first = ledger_.finished(report.id, report.size);
+  if (first && report.result_bytes >= 0) ctx_.results->commit(results.data(), results.size());
+  if (robust_ && first && ledger_.complete()) close();
 }
 
 int Coordinator::serve_ready() {

@@ -10,8 +10,8 @@
 #include "assign.hpp"
 #include "feedback.hpp"
 #include "ledger.hpp"
-#include "pieces.hpp"
 #include "reports.hpp"
+#include "runtime/pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
@@ -60,9 +60,11 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler {
   PieceCutter cut_;
   ServeCadence cadence_;
   RequestInbox inbox_;
+  ResultsInbox results_in_;
+  /// A reported chunk whose results are in: counted once, its results committed.
+  void chunk_reported(const Request& report, const std::vector<std::byte>& results);
   bool own_over_ = false;  // no chunk of its own will come any more
   std::vector<std::pair<int, Reply>> released_;  // scratch: deferred answers a commit released
-  std::vector<std::byte> result_buf_;            // scratch: results received with a report
   Chunk own_chunk_;                               // its own chunk being executed (cut_)
   // Robust mode
   bool robust_ = false;

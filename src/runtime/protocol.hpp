@@ -12,10 +12,16 @@ namespace lb4mpi::rt {
 enum Tag : int {
   kTagRequest = 4101,  ///< worker -> coordinator
   kTagReply = 4102,    ///< coordinator -> worker
-  kTagResult = 4103,   ///< worker -> coordinator: the results of a finished chunk, right after its report
   kTagFigures = 4104,  ///< robust: worker -> coordinator, its figures at the end of an execution
   kTagReport = 4105,   ///< robust: coordinator -> worker, every finishing rank's figures
 };
+
+/// The tag of the results message that follows a report of execution
+/// `epoch` (worker -> coordinator). One per epoch (modulo 16384): a results
+/// message an ended execution never received (a copy's, that nobody needed)
+/// is then never matched by a receive of a later execution, which would
+/// take it for the results of another report.
+inline int result_tag(std::int32_t epoch) { return 8192 + static_cast<int>(epoch & 16383); }
 
 enum RequestKind : std::int32_t {
   kAsk = 0,       ///< wants a reply: a chunk, a step, a grant, or "no more work"
@@ -33,7 +39,7 @@ struct Request {
   double work = 0.0;          ///< seconds of work for them
   double elapsed = 0.0;       ///< seconds since the previous report
   std::int64_t result_bytes = -1;  ///< >= 0: the finished chunk's results: in `inline_results` when they
-                                   ///< fit, else a kTagResult message follows
+                                   ///< fit, else a message of tag result_tag(epoch) follows
   /// Results of up to kInlineResults bytes travel in the report itself (one
   /// message per chunk, as without results).
   static constexpr std::size_t kInlineResults = 64;

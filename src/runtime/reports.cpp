@@ -68,14 +68,15 @@ void ReportSender::sweep() {
 void ReportSender::send_results(const Request& report, const std::function<bool()>& over) {
   if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= Request::kInlineResults) return;
   if (!ctx_.config.robust) {
-    send_bytes(buf_.data(), static_cast<int>(buf_.size()), kTagResult, "MPI_Send (chunk results)");
+    send_bytes(buf_.data(), static_cast<int>(buf_.size()), result_tag(report.epoch), "MPI_Send (chunk results)");
     return;
   }
   sweep();
   sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(buf_)});
   buf_ = {};
   ResultSend& r = sends_.back();
-  check_mpi(MPI_Isend(r.data.data(), static_cast<int>(r.data.size()), MPI_BYTE, ctx_.config.coordinator, kTagResult,
+  check_mpi(MPI_Isend(r.data.data(), static_cast<int>(r.data.size()), MPI_BYTE, ctx_.config.coordinator,
+                      result_tag(report.epoch),
                       ctx_.comm, &r.request),
             "MPI_Isend (chunk results)");
   // Completed before the rank goes on: a rank that fails right after its
@@ -119,28 +120,52 @@ bool RequestInbox::stop(int& sender, Request& request) {
   return true;
 }
 
-ReportResults receive_report_results(Context& ctx, int sender, const Request& request, std::vector<std::byte>& buf) {
-  if (request.result_bytes < 0) return ReportResults::None;
-  if (static_cast<std::size_t>(request.result_bytes) <= Request::kInlineResults) {
-    buf.assign(request.inline_results.begin(), request.inline_results.begin() + request.result_bytes);
-    return ReportResults::Have;
+ResultsInbox::~ResultsInbox() {
+  for (Pending& p : pending_) {
+    MPI_Request& r = ctx_.engine->request(p.slot);
+    if (p.busy && r != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r);
+      int done = 0;
+      MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      if (done == 0) {  // under way: it completes when its sender progresses, into a buffer that must outlive it
+        MPI_Request_free(&r);
+        new std::vector<std::byte>(std::move(p.data));
+        r = MPI_REQUEST_NULL;
+      }
+    }
+    ctx_.engine->abandon(p.slot);
   }
-  buf.resize(static_cast<std::size_t>(request.result_bytes));
-  MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Irecv(buf.data(), static_cast<int>(request.result_bytes), MPI_BYTE, sender, kTagResult, ctx.comm, &r),
-            "MPI_Irecv");
-  if (!ctx.config.robust) {
-    wait(r, MPI_STATUS_IGNORE, "MPI_Recv (chunk results)");
-    return ReportResults::Have;
+}
+
+void ResultsInbox::take(int sender, const Request& report) {
+  if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= Request::kInlineResults) {
+    inline_.assign(report.inline_results.begin(),
+                   report.inline_results.begin() + std::max<std::int64_t>(0, report.result_bytes));
+    complete_(sender, report, inline_);
+    return;
   }
-  if (wait_until(r, MPI_STATUS_IGNORE, ctx.meter->now() + ctx.config.robust_timeout, "MPI_Recv (chunk results)")) {
-    return ReportResults::Have;
+  auto free = std::find_if(pending_.begin(), pending_.end(), [](const Pending& p) { return !p.busy; });
+  if (free == pending_.end()) {
+    pending_.emplace_back();
+    pending_.back().slot = ctx_.engine->add(this);
+    free = std::prev(pending_.end());
   }
-  // The sender failed between its report and its results: the report does
-  // not count, the chunk stays out and goes to another rank.
-  MPI_Cancel(&r);
-  MPI_Request_free(&r);
-  return ReportResults::Lost;
+  free->busy = true;
+  free->sender = sender;
+  free->report = report;
+  free->data.resize(static_cast<std::size_t>(report.result_bytes));
+  check_mpi(MPI_Irecv(free->data.data(), static_cast<int>(report.result_bytes), MPI_BYTE, sender, result_tag(report.epoch), ctx_.comm,
+                      &ctx_.engine->request(free->slot)),
+            "MPI_Irecv (chunk results)");
+}
+
+void ResultsInbox::on_complete(int slot, const MPI_Status& /*status*/) {
+  for (Pending& p : pending_) {
+    if (p.slot != slot) continue;
+    p.busy = false;
+    complete_(p.sender, p.report, p.data);
+    return;
+  }
 }
 
 }  // namespace lb4mpi::rt

@@ -99,16 +99,47 @@ class RequestInbox {
   Request incoming_;
 };
 
-/// What came with a report on the coordinator.
-enum class ReportResults : std::uint8_t {
-  None,  ///< the report announced no results
-  Have,  ///< they are in the buffer
-  Lost,  ///< announced, but never came: the sender failed (robust mode) — the report does not count
-};
+/// The results reports announce, on the coordinator, received without
+/// waiting for them: inline ones at once; larger ones travel in a message of
+/// their own after the report (a rendezvous that the sender must progress:
+/// a sender that is descheduled, or failed, between the two must not stop
+/// the coordinator from serving everyone else). For those a receive is
+/// posted in the progress engine, and the report is completed when they
+/// arrive — never, if the sender failed first: its chunk then stays out and
+/// robust mode hands it out again.
+class ResultsInbox : private ProgressEngine::Handler {
+ public:
+  /// Runs when a report's results are in (`data`: empty when it announced none).
+  using Complete = std::function<void(int sender, const Request& report, const std::vector<std::byte>& data)>;
+  ResultsInbox(Context& ctx, Complete complete) : ctx_(ctx), complete_(std::move(complete)) {}
+  /// What is still posted is given up: cancelled, or left to MPI with its
+  /// buffer when it is under way.
+  ~ResultsInbox();
+  ResultsInbox(const ResultsInbox&) = delete;
+  ResultsInbox& operator=(const ResultsInbox&) = delete;
 
-/// The results `request` (from `sender`) announced, into `buf`: inline, or
-/// received from the message that follows it (robust mode: waited for at
-/// most the timeout).
-ReportResults receive_report_results(Context& ctx, int sender, const Request& request, std::vector<std::byte>& buf);
+  /// `report` from `sender` arrived: completed at once when its results
+  /// are inline or none, else when its results message has come. A
+  /// receive stays posted after its execution ended (a copy's results that
+  /// no one needs any more): cancelled, its message would be matched by the
+  /// receive of a later report of that sender. It completes into a later
+  /// execution, which drops it by its epoch.
+  void take(int sender, const Request& report);
+
+ private:
+  void on_complete(int slot, const MPI_Status& status) override;
+  struct Pending {
+    int slot = -1;
+    bool busy = false;
+    int sender = -1;
+    Request report;
+    std::vector<std::byte> data;
+  };
+
+  Context& ctx_;
+  Complete complete_;
+  std::vector<std::byte> inline_;
+  std::vector<Pending> pending_;  // grows to the most results in flight at once, then reused
+};
 
 }  // namespace lb4mpi::rt

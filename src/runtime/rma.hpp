@@ -19,8 +19,8 @@
 
 #include "context.hpp"
 #include "feedback.hpp"
-#include "pieces.hpp"
 #include "rma_window.hpp"
+#include "runtime/pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {

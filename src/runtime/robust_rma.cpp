@@ -18,7 +18,13 @@ constexpr double kProbeLatency = 5 * kServeLatency;
 }  // namespace
 
 RobustRmaScheduler::RobustRmaScheduler(Context& ctx, AdaptiveFeedback& feedback)
-    : FedScheduler(feedback), ctx_(ctx), win_(ctx), reports_(ctx) {
+    : FedScheduler(feedback),
+      ctx_(ctx),
+      win_(ctx),
+      reports_(ctx),
+      results_in_(ctx, [this](int, const Request& report, const std::vector<std::byte>& results) {
+        chunk_reported(report, results);
+      }) {
   if (ctx_.is_coordinator() && ctx_.size > 1) inbox_.emplace(ctx_, static_cast<ProgressEngine::Handler*>(this));
 }
 
@@ -239,11 +245,14 @@ void RobustRmaScheduler::on_complete(int /*slot*/, const MPI_Status& status) {
 }
 
 void RobustRmaScheduler::handle(int sender, const Request& report) {
-  const ReportResults got = receive_report_results(ctx_, sender, report, result_buf_);
-  if (report.epoch != ctx_.epoch || got == ReportResults::Lost) return;  // another execution's, or its sender failed
-  if (report.kind == kFinished && report.id >= 0) {
-    commit_step(report.id, Chunk{report.begin, report.size}, false, got == ReportResults::Have);
-  }
+  if (report.kind == kFinished && report.id >= 0) results_in_.take(sender, report);  // then chunk_reported
+}
+
+void RobustRmaScheduler::chunk_reported(const Request& report, const std::vector<std::byte>& results) {
+  if (report.epoch != ctx_.epoch) return;  // another execution's: its results drained, dropped
+  result_buf_ = &results;
+  commit_step(report.id, Chunk{report.begin, report.size}, false, report.result_bytes >= 0);
+  result_buf_ = nullptr;
 }
 
 void RobustRmaScheduler::commit_step(std::int64_t id, const Chunk& chunk, bool own, bool results) {
@@ -255,7 +264,7 @@ void RobustRmaScheduler::commit_step(std::int64_t id, const Chunk& chunk, bool o
   if (own) {
     ctx_.results->commit_own(id);
   } else if (results) {
-    ctx_.results->commit(result_buf_.data(), result_buf_.size());
+    ctx_.results->commit(result_buf_->data(), result_buf_->size());
   }
   if (exhausted_) {
     const auto it = std::find_if(unfinished_.begin(), unfinished_.end(), [id](const Listed& l) { return l.step == id; });

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "feedback.hpp"
-#include "pieces.hpp"
+#include "runtime/pieces.hpp"
 #include "reports.hpp"
 #include "rma_window.hpp"
 #include "runtime/progress.hpp"
@@ -73,8 +73,10 @@ class RobustRmaScheduler final : public FedScheduler, private ProgressEngine::Ha
   void on_complete(int slot, const MPI_Status& status) override;
   void stop_listening();
   void handle(int sender, const Request& report);
+  /// A report whose results are in.
+  void chunk_reported(const Request& report, const std::vector<std::byte>& results);
   /// Step `id` finished (a report, or its own chunk); the first time, its
-  /// results are committed (`own`: from this rank's store, else result_buf_).
+  /// results are committed (`own`: from this rank's store, else *result_buf_).
   void commit_step(std::int64_t id, const Chunk& chunk, bool own, bool results);
   /// Reports, the end of the assignment, the list, the done word, the heartbeat.
   void serve();
@@ -103,7 +105,8 @@ class RobustRmaScheduler final : public FedScheduler, private ProgressEngine::Ha
 
   // coordinator
   std::optional<RequestInbox> inbox_;  // the coordinator's, when there are other ranks
-  std::vector<std::byte> result_buf_;
+  ResultsInbox results_in_;
+  const std::vector<std::byte>* result_buf_ = nullptr;  // the results of the report being committed
   StepsDone steps_;
   Index finished_ = 0;
   bool exhausted_ = false;      // every step is scheduled

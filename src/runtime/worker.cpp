@@ -127,11 +127,15 @@ void Worker::ask() {
     outgoing_.elapsed = m.elapsed_time;
   }
   if (!posted_) post_reply();  // before asking
+  // Outstanding from now on: sending the results polls, and the reply may
+  // arrive meanwhile (its handler clears the flag; set after the sends, the
+  // flag would then wait for a reply that already came — the rank asked no
+  // more, and robust mode's coordinator did the rest of the loop alone).
+  outstanding_ = true;
   check_mpi(MPI_Isend(&outgoing_, sizeof outgoing_, MPI_BYTE, ctx_.config.coordinator, kTagRequest, ctx_.comm,
                       &send_),
             "MPI_Isend");
   send_results(outgoing_);
-  outstanding_ = true;
 }
 
 void Worker::report_finished() {

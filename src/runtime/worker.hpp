@@ -11,8 +11,8 @@
 
 #include "assign.hpp"
 #include "feedback.hpp"
-#include "pieces.hpp"
 #include "reports.hpp"
+#include "runtime/pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
