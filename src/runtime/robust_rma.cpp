@@ -44,7 +44,7 @@ void RobustRmaScheduler::start(Index n) {
   wait_polls_ = 0;
   const bool coordinator = ctx_.is_coordinator();
   cadence_.configure(ctx_.config.break_after, coordinator ? kServeLatency : kCheckLatency);
-  const auto slots = static_cast<std::size_t>(kList + 3 * list_max_);
+  const auto slots = static_cast<std::size_t>(kSlotList + 3 * list_max_);
   win_.take(slots);
   if (coordinator) {
     // A window the channel kept holds an older loop's words.
@@ -70,14 +70,14 @@ std::vector<RobustRmaScheduler::Listed> RobustRmaScheduler::read_list() {
   scratch_.resize(static_cast<std::size_t>(1 + 3 * list_max_));
   const double deadline = clock_now() + ctx_.config.robust_timeout;
   for (int polls = 0;; ++polls) {
-    const std::int64_t v1 = win_.read(kVersion);
+    const std::int64_t v1 = win_.read(kSlotVersion);
     if ((v1 & 1) != 0) {  // being written (for ever, if the coordinator failed meanwhile)
       if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent(ctx_, "while reading its list");
       backoff(polls);
       continue;
     }
-    win_.read(kCount, scratch_.data(), static_cast<int>(scratch_.size()));
-    if (win_.read(kVersion) != v1) continue;
+    win_.read(kSlotCount, scratch_.data(), static_cast<int>(scratch_.size()));
+    if (win_.read(kSlotVersion) != v1) continue;
     const auto count = static_cast<std::size_t>(std::clamp<std::int64_t>(scratch_[0], 0, list_max_));
     for (std::size_t k = 0; k < count; ++k) {
       out.push_back(Listed{scratch_[1 + 3 * k], Chunk{scratch_[2 + 3 * k], scratch_[3 + 3 * k]}});
@@ -98,17 +98,17 @@ std::optional<RobustRmaScheduler::Listed> RobustRmaScheduler::pick_copy() {
   }
   if (candidates.empty()) return std::nullopt;
   // The oldest first, spread over the ranks that ask.
-  const std::int64_t k = win_.fetch_add(kCursor, 1);
+  const std::int64_t k = win_.fetch_add(kSlotCursor, 1);
   return candidates[static_cast<std::size_t>(k) % candidates.size()];
 }
 
 bool RobustRmaScheduler::still_needed() {
   if (ctx_.is_coordinator()) return !steps_.done(cut_.id());
-  if (win_.read(kDone) != 0) {
+  if (win_.read(kSlotDone) != 0) {
     done_ = true;
     return false;
   }
-  if (!copy_ || win_.read(kVersion) == copy_version_) return true;
+  if (!copy_ || win_.read(kSlotVersion) == copy_version_) return true;
   for (const Listed& l : read_list()) {
     if (l.step == cut_.id()) return true;
   }
@@ -122,7 +122,7 @@ void RobustRmaScheduler::wait_a_little(int polls) {
     return;
   }
   backoff(polls);
-  const std::int64_t beat = win_.read(kBeat);
+  const std::int64_t beat = win_.read(kSlotBeat);
   const double now = clock_now();
   if (beat != beat_seen_) {
     beat_seen_ = beat;
@@ -183,7 +183,7 @@ Grab RobustRmaScheduler::acquire(bool may_wait) {
       }
     }
     if (!past_end_) {
-      const std::int64_t id = win_.fetch_add(kStep, 1);
+      const std::int64_t id = win_.fetch_add(kSlotStep, 1);
       ctx_.meter->calculation();  // on the rank that executes the chunk
       const std::optional<Chunk> c = seq_->chunk(id);
       spent();
@@ -192,7 +192,7 @@ Grab RobustRmaScheduler::acquire(bool may_wait) {
       if (coordinator) continue;  // it serves (and learns that the steps are over) first
     }
     // Every step is taken: a copy of one not finished yet, or the end.
-    if (!coordinator && win_.read(kDone) != 0) {
+    if (!coordinator && win_.read(kSlotDone) != 0) {
       done_ = true;
       spent();
       return Grab::of(Grab::Kind::Done);
@@ -223,7 +223,7 @@ void RobustRmaScheduler::finished(std::int64_t id, Index size, double work) {
   r.kind = kFinished;
   reports_.fill(r, id, current_);
   reports_.send(r);
-  reports_.send_results(r, [this] { return win_.read(kDone) != 0; });
+  reports_.send_results(r, [this] { return win_.read(kSlotDone) != 0; });
 }
 
 void RobustRmaScheduler::end(const std::vector<RankFigures>& /*all*/) {
@@ -282,7 +282,7 @@ void RobustRmaScheduler::serve() {
   if (served > 0) ctx_.meter->served(t0, now);
   if (!exhausted_ && (served > 0 || past_end_ || now - last_probe_ >= kProbeLatency)) {
     last_probe_ = now;
-    if (!probe_->chunk(win_.read(kStep))) {
+    if (!probe_->chunk(win_.read(kSlotStep))) {
       // Every step is taken: the ones not finished are what may go again.
       exhausted_ = dirty_ = true;
       ClosedSequence all(fb_.calc());
@@ -295,14 +295,14 @@ void RobustRmaScheduler::serve() {
   }
   if (finished_ >= n_) {
     if (!raised_) {
-      (void)win_.swap(kDone, 1);
+      (void)win_.swap(kSlotDone, 1);
       raised_ = true;
     }
   } else if (exhausted_ && dirty_) {
     publish();
   }
   if (now - last_beat_ >= 0.125 * ctx_.config.robust_timeout) {
-    (void)win_.fetch_add(kBeat, 1);
+    (void)win_.fetch_add(kSlotBeat, 1);
     last_beat_ = now;
   }
 }
@@ -318,10 +318,10 @@ void RobustRmaScheduler::publish() {
     scratch_[3 + 3 * k] = unfinished_[k].chunk.size;
   }
   ++version_;  // odd: being written
-  win_.write(kVersion, &version_, 1);
-  win_.write(kCount, scratch_.data(), static_cast<int>(scratch_.size()));
+  win_.write(kSlotVersion, &version_, 1);
+  win_.write(kSlotCount, scratch_.data(), static_cast<int>(scratch_.size()));
   ++version_;
-  win_.write(kVersion, &version_, 1);
+  win_.write(kSlotVersion, &version_, 1);
 }
 
 }  // namespace lb4mpi::rt

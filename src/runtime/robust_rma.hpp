@@ -51,7 +51,7 @@ class RobustRmaScheduler final : public FedScheduler, private ProgressEngine::Ha
   [[nodiscard]] Index reissued() const override { return reissued_; }
 
  private:
-  enum Slot : int { kStep = 0, kDone = 1, kBeat = 2, kCursor = 3, kVersion = 4, kCount = 5, kList = 6 };
+  enum Slot : int { kSlotStep = 0, kSlotDone = 1, kSlotBeat = 2, kSlotCursor = 3, kSlotVersion = 4, kSlotCount = 5, kSlotList = 6 };
   struct Listed {
     std::int64_t step;
     Chunk chunk;
