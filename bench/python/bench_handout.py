@@ -20,8 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
-import common  # noqa: E402  finds the package lb4mpi
-from common import MPI, lb4mpi  # noqa: E402
+from common import MPI, lb4mpi  # noqa: E402  (common finds the package lb4mpi)
 
 
 def main():

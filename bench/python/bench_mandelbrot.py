@@ -22,8 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
-import common  # noqa: E402  finds the package lb4mpi
-from common import MPI, lb4mpi  # noqa: E402
+from common import MPI, lb4mpi  # noqa: E402  (common finds the package lb4mpi)
 from mandelbrot_numpy import Params, checksum, escape_counts  # noqa: E402
 from master_worker import master_worker  # noqa: E402
 

@@ -12,13 +12,15 @@ checksum is the one `lb4mpi-mandelbrot --width W --threshold T` prints.
 A NumPy call has a fixed cost (here: `threshold` rounds of a few array
 operations over the chunk's points, however few), so the body wants pieces
 of many iterations: the coordinator, which computes too, runs its chunks in
-pieces of --break-after iterations (default 2 W: two columns of the image;
-lb4mpi's automatic value aims at pieces of 20 us, made for per-iteration
-C++ bodies) and --min-chunk (default W / 4) keeps the last chunks from
-shrinking to single points.
+pieces of --break-after iterations (default 16 W: 16 columns of the image;
+lb4mpi's automatic value aims at pieces of 20 us, made for bodies whose cost
+grows with their iterations, and would call this body for one point at a
+time: docs/PYTHON.md) and --min-chunk (default W: one column) keeps the last
+chunks from shrinking to single points.
 """
-import common  # finds the package lb4mpi (see common.py)
-from common import Cli, MPI, print_summary, run, run_steps, summary
+import os
+
+from common import Cli, MPI, lb4mpi, print_summary, run, run_steps, summary  # common finds lb4mpi
 from mandelbrot_numpy import Params, checksum, escape_counts
 
 
@@ -32,12 +34,12 @@ def main():
     try:
         params.validate()
     except ValueError as e:
-        raise common.lb4mpi.Error(str(e)) from e
+        raise lb4mpi.Error(str(e)) from e
     options = cli.options(args)
-    if args.break_after is None and "LB4MPI_BREAK_AFTER" not in common.os.environ:
-        options.break_after = 2 * params.width
-    if args.min_chunk is None and "LB4MPI_MIN_CHUNK" not in common.os.environ:
-        options.min_chunk = max(1, params.width // 4)
+    if args.break_after is None and "LB4MPI_BREAK_AFTER" not in os.environ:
+        options.break_after = 16 * params.width
+    if args.min_chunk is None and "LB4MPI_MIN_CHUNK" not in os.environ:
+        options.min_chunk = params.width
     n = params.iterations
 
     def chunk_sum(begin, end):

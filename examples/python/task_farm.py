@@ -27,8 +27,7 @@ import time
 
 import numpy as np
 
-import common  # finds the package lb4mpi (see common.py)
-from common import Cli, MPI, lb4mpi, print_summary, run, summary
+from common import Cli, MPI, lb4mpi, print_summary, run, summary  # common finds lb4mpi
 from mandelbrot_numpy import Params, checksum, escape_counts, hex64
 
 # The built-in tasks: widths x thresholds, cheap and dear mixed.

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import lb4mpi
-from conftest import assert_once_each, run_covering, total_over_ranks
+from conftest import assert_once_each, run_covering
 
 TECHNIQUES = lb4mpi.techniques()  # the 21 and auto
 MODES = lb4mpi.modes()
