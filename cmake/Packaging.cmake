@@ -15,7 +15,8 @@
 #               and the pkg-config files (component Development).
 #   python3-lb4mpi  the Python package lb4mpi in /usr/lib/python3/dist-packages
 #               (component Python; only when it is built: python/CMakeLists.txt),
-#               depending on lb4mpi, python3-mpi4py and the Python it was built for.
+#               depending on lb4mpi (which brings the libraries the module
+#               loads), python3-mpi4py and the Python it was built for.
 # The MPI is the one the build found: Debian's default, Open MPI, unless
 # configured otherwise. dpkg-shlibdeps derives the runtime package's
 # dependencies from what the binaries load (libopenmpi3, libstdc++6, libc6,
@@ -84,6 +85,10 @@ if(TARGET lb4mpi_python)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
       "lb4mpi (= ${_lb4mpi_deb_version}), python3 (>= ${LB4MPI_PYTHON_VERSION}), python3 (<< 3.${_lb4mpi_py_next}), python3-mpi4py")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-numpy")
+  # What the module loads (liblb4mpi, the MPI's library, the C++ runtime)
+  # comes with lb4mpi of the same version, which this package depends on;
+  # dpkg-shlibdeps would not find liblb4mpi, a library of this same build.
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/python3-lb4mpi.prerm.in ${PROJECT_BINARY_DIR}/debian-python/prerm @ONLY
                  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/debian-python/prerm)
