@@ -80,6 +80,13 @@ class PyLoop {
 
   /// (begin, end) of this rank's next piece, or None.
   py::object next();
+  /// Runs the loop to its end on this rank: `call(Chunk)` (with the GIL) for
+  /// every piece, then finish(). What parallel_for does.
+  template <class Call>
+  Report run(Call&& call) {
+    while (const std::optional<Chunk> c = next_chunk()) call(*c);
+    return finish();
+  }
   void end_chunk();
   /// The current piece's result: the bytes of any object with the buffer
   /// protocol (bytes, bytearray, memoryview, a contiguous NumPy array), read
@@ -92,6 +99,8 @@ class PyLoop {
   [[nodiscard]] const Options& options() const { return loop_->options(); }
 
  private:
+  std::optional<Chunk> next_chunk();  // Loop::next without the GIL
+
   py::object comm_;
   std::shared_ptr<CommitSink> sink_;  // declared before loop_: outlives it
   std::unique_ptr<Loop> loop_;

@@ -49,12 +49,13 @@ PyLoop::~PyLoop() {
   loop_.reset();
 }
 
+std::optional<Chunk> PyLoop::next_chunk() {
+  py::gil_scoped_release nogil;
+  return loop_->next();
+}
+
 py::object PyLoop::next() {
-  std::optional<Chunk> c;
-  {
-    py::gil_scoped_release nogil;
-    c = loop_->next();
-  }
+  const std::optional<Chunk> c = next_chunk();
   if (!c) return py::none();
   return py::make_tuple(c->begin, c->end());
 }
@@ -121,13 +122,7 @@ Report parallel_for_results(py::object comm, Index first, Index last, const Opti
   loop.on_commit(py::cpp_function([commit, loads](Index begin, Index end, const py::bytes& data) {
     commit(begin, end, loads(data));
   }));
-  while (true) {
-    const py::object c = loop.next();
-    if (c.is_none()) break;
-    const py::tuple t = c;
-    loop.result(dumps(body(t[0], t[1]), protocol));
-  }
-  return loop.finish();
+  return loop.run([&](Chunk c) { loop.result(dumps(body(c.begin, c.end()), protocol)); });
 }
 
 }  // namespace
@@ -175,12 +170,8 @@ raises lb4mpi.Error on every rank.)")
         if (!commit.is_none()) {
           return parallel_for_results(std::move(comm), first, last, o, body, commit.cast<py::function>());
         }
-        const MPI_Comm c = communicator(comm);
-        py::gil_scoped_release nogil;
-        return lb4mpi::parallel_for(c, first, last, o, [&body](Chunk ch) {
-          py::gil_scoped_acquire gil;
-          body(ch.begin, ch.end());
-        });
+        PyLoop loop(std::move(comm), first, last, o);
+        return loop.run([&body](Chunk c) { body(c.begin, c.end()); });
       },
       py::arg("comm"), py::arg("first"), py::arg("last"), py::arg("body"), py::kw_only(),
       py::arg("options") = py::none(), py::arg("commit") = py::none(),
