@@ -42,8 +42,8 @@ def _find_lb4mpi():
 
 
 _find_lb4mpi()
+import lb4mpi  # noqa: E402  (first: it says what to do when this Python has no mpi4py)
 from mpi4py import MPI  # noqa: E402
-import lb4mpi  # noqa: E402
 
 
 class Cli(argparse.ArgumentParser):

@@ -26,10 +26,11 @@ import sys as _sys
 try:
     from mpi4py import MPI as _MPI  # noqa: F401  (initializes MPI, as _core needs)
 except ImportError as _e:  # pragma: no cover - depends on the interpreter
+    from ._built_for import PYTHON as _PYTHON
     raise ImportError(
-        f"lb4mpi needs mpi4py, which this Python ({_sys.executable}) cannot import: {_e}. "
-        "On Debian: apt-get install python3-mpi4py, and run the Python it is for (/usr/bin/python3); "
-        "see docs/PYTHON.md") from _e
+        f"lb4mpi needs mpi4py, which this Python ({_sys.executable}) cannot import ({_e}); the package "
+        f"was built for {_PYTHON}: run that one (with mpi4py: on Debian, python3-mpi4py), see docs/PYTHON.md"
+    ) from _e
 
 from ._core import (  # noqa: E402
     Error,
