@@ -5,7 +5,8 @@ loop and the apps' JSON summary line.
 Finding lb4mpi: an installed package, or PYTHONPATH=<build>/python; failing
 both, the examples look for a build tree of this repository (build/release,
 the one scripts/demo.sh makes, build/, then any build/*/) and use its
-python/ folder. LB4MPI_BUILD_DIR=<build> names one.
+python/ folder. BUILD_DIR=<build> names one (as for scripts/demo.sh; not an
+LB4MPI_* name, which lb4mpi would report as unknown).
 """
 import argparse
 import glob
@@ -18,7 +19,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 def _build_trees():
-    named = os.environ.get("LB4MPI_BUILD_DIR")
+    named = os.environ.get("BUILD_DIR")
     if named:
         return [named]
     return [os.path.join(_ROOT, "build", "release"), os.path.join(_ROOT, "build")] + sorted(
