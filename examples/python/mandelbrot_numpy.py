@@ -44,26 +44,44 @@ class Params:
 
 def escape_counts(p, begin, end):
     """The results of iterations [begin, end), as an int32 array: all points of
-    the range step together, and those that escaped leave the arrays."""
+    the range step together, and those that escaped leave the arrays. Every
+    operation writes into a buffer of its own (out=): a NumPy call costs a
+    microsecond or more whatever the array's length, and this loop makes up
+    to `threshold` rounds of them."""
     i = np.arange(begin, end, dtype=np.int64)
     w = float(p.width)
     c_re = p.x_min + (i // p.width).astype(np.float64) / w * (p.x_max - p.x_min)
     c_im = p.y_min + (i % p.width).astype(np.float64) / w * (p.y_max - p.y_min)
     counts = np.full(i.size, p.threshold, dtype=np.int32)
     where = np.arange(i.size)          # positions of the points still stepping
-    zr = np.zeros(i.size)
-    zi = np.zeros(i.size)
+    zr, zi = np.zeros(i.size), np.zeros(i.size)
+    zr2, zi2, t = np.empty(i.size), np.empty(i.size), np.empty(i.size)
+    inside = np.empty(i.size, dtype=bool)
+    mul, add, sub = np.multiply, np.add, np.subtract
     for k in range(p.threshold):
-        inside = zr * zr + zi * zi < 4.0
-        if not inside.all():            # these escaped after k steps
+        mul(zr, zr, out=zr2)
+        mul(zi, zi, out=zi2)
+        add(zr2, zi2, out=t)
+        np.less(t, 4.0, out=inside)
+        if not inside.all():           # these escaped after k steps
             counts[where[~inside]] = k
             where, zr, zi, c_re, c_im = where[inside], zr[inside], zi[inside], c_re[inside], c_im[inside]
-            if where.size == 0:
+            n = where.size
+            if n == 0:
                 break
-        sr = zr * zr - zi * zi          # z^2
-        si = 2.0 * zr * zi
-        zr = sr * sr - si * si + c_re   # (z^2)^2 + c
-        zi = 2.0 * sr * si + c_im
+            zr2, zi2, t, inside = zr2[:n], zi2[:n], t[:n], inside[:n]
+            mul(zr, zr, out=zr2)
+            mul(zi, zi, out=zi2)
+        sub(zr2, zi2, out=zr2)         # z^2: re = zr^2 - zi^2 (in zr2)
+        mul(zr, 2.0, out=t)
+        mul(t, zi, out=zi)             #      im = (2 zr) zi (in zi)
+        mul(zr2, zr2, out=zr)          # (z^2)^2 + c: re = re^2 - im^2 + c_re
+        mul(zi, zi, out=t)
+        sub(zr, t, out=zr)
+        add(zr, c_re, out=zr)
+        mul(zr2, 2.0, out=t)           #              im = (2 re) im + c_im
+        mul(t, zi, out=zi)
+        add(zi, c_im, out=zi)
     return counts
 
 
