@@ -24,6 +24,7 @@ tools/fepia/lb4mpi_fepia.py (resilience for the fail-* scenarios,
 flexibility for the others).
 
   run_robust_bench.py --build build/release --out /tmp/robust --repeats 3
+  run_robust_bench.py --build build/release --out /tmp/robust-rma --mode distributed-rma
 """
 import argparse
 import json
@@ -47,6 +48,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--techniques", default=DEFAULT_TECHNIQUES)
     ap.add_argument("--app", default="mandelbrot")
+    ap.add_argument("--mode", default="centralized", help="centralized, distributed or distributed-rma")
     ap.add_argument("--app-args", default="--width 256 --threshold 3000")
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--latency-us", type=int, default=100)
@@ -86,7 +88,7 @@ def main():
                         cmd = [a.mpiexec, "--enable-recovery", "-n", str(p)]
                         for k, v in env_extra.items():
                             cmd += ["-x", f"{k}={v}"]
-                        cmd += [app] + a.app_args.split() + ["--technique", t] + extra
+                        cmd += [app] + a.app_args.split() + ["--technique", t, "--mode", a.mode] + extra
                         if robust:
                             cmd += ["--robust", "--robust-timeout", "2"]
                         try:
@@ -112,7 +114,7 @@ def main():
         return statistics.median(xs) if xs else None
 
     names = [s[0] for s in scenarios]
-    print(f"\nMedian T_par [s], {a.app} ({a.app_args}), P = {p}, {a.repeats} repeats; "
+    print(f"\nMedian T_par [s], {a.app} ({a.app_args}), {a.mode}, P = {p}, {a.repeats} repeats; "
           "plain / robust (failures: robust only)\n")
     print("| technique | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
@@ -143,7 +145,7 @@ def main():
 
     print("\nFePIA (tools/fepia/lb4mpi_fepia.py, `004` §4.1):\n", flush=True)
     subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fepia", "lb4mpi_fepia.py"), runs_path,
-                    "--failure-scenarios", "fail-*,combined"], check=False)
+                    "--failure-scenarios", "fail-*,combined", "--min-radius-pct", "1"], check=False)
 
 
 if __name__ == "__main__":

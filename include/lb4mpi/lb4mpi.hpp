@@ -69,9 +69,10 @@ class LB4MPI_API Loop {
     result(&value, sizeof value);
   }
   /// Called with each committed piece and its result bytes: on the
-  /// coordinator in the centralized and distributed modes, on the rank that
-  /// executed the piece in distributed-rma mode and for STATIC. Set it on
-  /// every rank, before the first next().
+  /// coordinator in the centralized and distributed modes and in robust
+  /// mode, on the rank that executed the piece in distributed-rma mode
+  /// without robust mode and for STATIC. Set it on every rank, before the
+  /// first next().
   void on_commit(std::function<void(Chunk piece, const std::byte* data, std::size_t bytes)> commit);
   /// Collective: waits for all ranks, gathers the report on every rank.
   /// Robust mode: the ranks that finished the loop exchange their figures

@@ -74,8 +74,8 @@ struct LB4MPI_API Options {
   /// scheduled, a rank that asks for work gets a chunk that is scheduled but
   /// not yet finished elsewhere; the first completion of a chunk counts, and
   /// the loop ends when every iteration is finished, so the loop survives
-  /// fail-stop failures of workers and stragglers. Centralized and
-  /// distributed (two-sided) modes; not STATIC.
+  /// fail-stop failures of workers and stragglers. Every mode; every
+  /// technique but STATIC (docs/ROBUST.md).
   bool robust = false;
   /// Robust mode: seconds a worker waits for a silent coordinator before it
   /// gives up with an error naming it (the coordinator is the one rank whose

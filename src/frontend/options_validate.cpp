@@ -70,15 +70,6 @@ void Options::validate(int ranks) const {
                   " hands every rank its share up front, so a failed rank's share cannot go to another (`004`)" +
                   from("robust", "LB4MPI_ROBUST") + "; valid: every technique but STATIC");
     }
-    if (mode == Mode::DistributedRMA) {
-      throw Error("robust mode is not available in distributed-rma mode" + from("robust", "LB4MPI_ROBUST") +
-                  "; valid modes with robust mode: centralized, distributed");
-    }
-    if (fixed && mode == Mode::Distributed && !info(technique).has_closed_form) {
-      throw Error("robust mode in distributed mode needs a technique with a closed form; " +
-                  std::string(name(technique)) + " is granted by the coordinator" + from("robust", "LB4MPI_ROBUST") +
-                  "; valid: centralized mode, or a technique with a closed form (docs/ROBUST.md)");
-    }
   }
   if (!(robust_timeout > 0.0)) {
     throw Error("robust_timeout must be > 0 seconds, got " + text(robust_timeout) +

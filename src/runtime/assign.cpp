@@ -119,6 +119,14 @@ class Steps final : public Assignment {
 // step with the inputs only it holds (R_i, batch chunk, weight, D, E); the
 // requester evaluates the formula and commits the size; until the commit
 // arrives the assignment is locked and other requests wait.
+//
+// Robust mode: a rank may fail between its grant and its commit, and the
+// lock would then hold the loop forever. The formula is a function of the
+// grant's inputs alone, so the coordinator evaluates it too when it grants
+// and commits at once (the reply carries the size): nothing is locked, the
+// ledger knows the chunk's range from the start (to hand it out again), and
+// no commit message travels. The rank still evaluates its chunk from the
+// inputs, and checks that it is the coordinator's.
 class Grants final : public Assignment {
  public:
   Grants(Context& ctx, AdaptiveFeedback& fb) : ctx_(ctx), fb_(fb) {}
@@ -151,6 +159,12 @@ class Grants final : public Assignment {
       return false;
     }
     grant(worker, reply);
+    if (ctx_.config.robust && locked_) {  // evaluated and committed here: see above
+      const Chunk c = fb_.calc().evaluate(*locked_);
+      fb_.calc().commit(*locked_, c.size);
+      reply.chunk_size = c.size;
+      locked_.reset();
+    }
     return true;
   }
 
@@ -186,11 +200,17 @@ class Grants final : public Assignment {
     got.chunk = fb_.calc().evaluate(g);
     got.id = g.step;
     got.end = false;
-    got.commit = true;
+    got.commit = !ctx_.config.robust;  // robust: committed by the coordinator when it granted
+    if (ctx_.config.robust && got.chunk.size != reply.chunk_size) {
+      throw Error("lb4mpi: internal error: rank " + std::to_string(ctx_.rank) + " evaluated step " +
+                  std::to_string(g.step) + " as " + std::to_string(got.chunk.size) + " iterations, the coordinator as " +
+                  std::to_string(reply.chunk_size));
+    }
     return got;
   }
 
-  [[nodiscard]] bool prefetch() const override { return false; }
+  /// Robust mode locks nothing: a worker may ask before its chunk ends.
+  [[nodiscard]] bool prefetch() const override { return ctx_.config.robust; }
 
  private:
   void grant(int worker, Reply& reply) {

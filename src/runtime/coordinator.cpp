@@ -1,5 +1,7 @@
 #include "coordinator.hpp"
 
+#include "reports.hpp"
+
 #include <string>
 
 #include "runtime/mpi.hpp"
@@ -7,13 +9,9 @@
 namespace lb4mpi::rt {
 
 Coordinator::Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment)
-    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)) {
-  slot_ = ctx_.engine->add(this);
-}
+    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)), inbox_(ctx, this) {}
 
-// Only a loop that was abandoned (an exception unwound past it) still listens.
 Coordinator::~Coordinator() {
-  ctx_.engine->abandon(slot_);
   // Sends to failed ranks never complete: their requests are freed and
   // their buffers left to MPI (a few bytes per failed rank, kept for good).
   bool pending = false;
@@ -29,23 +27,10 @@ Coordinator::~Coordinator() {
   if (pending) new std::deque<Outgoing>(std::move(outbox_));  // deliberately never freed
 }
 
-void Coordinator::post() {
-  check_mpi(MPI_Irecv(&incoming_, sizeof incoming_, MPI_BYTE, MPI_ANY_SOURCE, kTagRequest, ctx_.comm,
-                      &ctx_.engine->request(slot_)),
-            "MPI_Irecv");
-}
-
 void Coordinator::stop_listening() {
-  if (!listening_) return;
-  listening_ = false;
-  MPI_Request& r = ctx_.engine->request(slot_);
-  if (r == MPI_REQUEST_NULL) return;
-  check_mpi(MPI_Cancel(&r), "MPI_Cancel");
-  MPI_Status st;
-  wait(r, &st, "MPI_Cancel");
-  int cancelled = 0;
-  check_mpi(MPI_Test_cancelled(&st, &cancelled), "MPI_Test_cancelled");
-  if (cancelled == 0) handle(st.MPI_SOURCE, incoming_);  // a late report of this execution, or a stale one
+  int sender = -1;
+  Request late;
+  if (inbox_.stop(sender, late)) handle(sender, late);  // a late report of this execution, or a stale one
 }
 
 void Coordinator::start(Index n) {
@@ -64,8 +49,7 @@ void Coordinator::start(Index n) {
   // together take turns, as they do on more ranks.
   if (cadence_.automatic()) cadence_.checked(ctx_.meter->now());
   if (ctx_.size == 1) return;
-  listening_ = true;
-  post();
+  inbox_.listen();
   // Initial work for every worker, in rank order, so that nobody starts with a request.
   for (int w = 0; w < ctx_.size; ++w) {
     if (w == ctx_.rank) continue;
@@ -82,6 +66,8 @@ void Coordinator::send(int worker, Reply reply) {
   reply.epoch = ctx_.epoch;
   if (reply.kind == kChunk || reply.kind == kStep) {
     ledger_.scheduled(reply.id, Chunk{reply.begin, reply.size}, worker);  // a step's range when known
+  } else if (reply.kind == kGrant && robust_) {
+    ledger_.scheduled(reply.id, Chunk{reply.begin, reply.chunk_size}, worker);  // evaluated when granted
   }
   if (reply.kind == kNone) ended_[static_cast<std::size_t>(worker)] = 1;
   if (!robust_) {
@@ -165,40 +151,15 @@ void Coordinator::heartbeat() {
 }
 
 void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
-  const Request request = incoming_;
-  if (listening_) post();
+  const Request request = inbox_.take();
   handle(status.MPI_SOURCE, request);
 }
 
-bool Coordinator::receive_results(int worker, std::int64_t bytes) {
-  result_buf_.resize(static_cast<std::size_t>(bytes));
-  MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Irecv(result_buf_.data(), static_cast<int>(bytes), MPI_BYTE, worker, kTagResult, ctx_.comm, &r),
-            "MPI_Irecv");
-  if (!robust_) {
-    wait(r, MPI_STATUS_IGNORE, "MPI_Recv (chunk results)");
-    return true;
-  }
-  if (wait_until(r, MPI_STATUS_IGNORE, ctx_.meter->now() + ctx_.config.robust_timeout, "MPI_Recv (chunk results)")) {
-    return true;
-  }
-  // The worker failed between its report and its results: the report does
-  // not count, the chunk stays out and goes to another rank.
-  MPI_Cancel(&r);
-  MPI_Request_free(&r);
-  return false;
-}
-
 void Coordinator::handle(int worker, const Request& request) {
-  bool results = false;
-  if (request.result_bytes >= 0 && static_cast<std::size_t>(request.result_bytes) <= Request::kInlineResults) {
-    result_buf_.assign(request.inline_results.begin(), request.inline_results.begin() + request.result_bytes);
-    results = true;
-  } else if (request.result_bytes >= 0) {
-    results = receive_results(worker, request.result_bytes);
-  }
+  const ReportResults got = receive_report_results(ctx_, worker, request, result_buf_);
+  const bool results = got == ReportResults::Have;
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
-  if (request.result_bytes >= 0 && !results) return;  // its sender failed
+  if (got == ReportResults::Lost) return;  // its sender failed
   if (request.id >= 0 && request.kind != kCommit) {
     const bool first = ledger_.finished(request.id, request.size);
     if (first && results) ctx_.results->commit(result_buf_.data(), result_buf_.size());

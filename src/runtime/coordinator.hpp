@@ -11,6 +11,7 @@
 #include "feedback.hpp"
 #include "ledger.hpp"
 #include "pieces.hpp"
+#include "reports.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
@@ -31,7 +32,6 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler {
 
  private:
   void on_complete(int slot, const MPI_Status& status) override;
-  void post();
   void stop_listening();
   void handle(int worker, const Request& request);
   void send(int worker, Reply reply);
@@ -51,9 +51,6 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler {
   void close();
   /// Robust mode: "still alive" to the deferred workers, timeout/4 apart.
   void heartbeat();
-  /// Receives the results that follow a report of `worker` (`bytes` long)
-  /// into result_buf_; false when they never came (robust: it failed).
-  bool receive_results(int worker, std::int64_t bytes);
   /// The coordinator's own chunk `id` is finished (every piece executed).
   void own_chunk_done(std::int64_t id);
 
@@ -62,10 +59,8 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler {
   Ledger ledger_;
   PieceCutter cut_;
   ServeCadence cadence_;
-  int slot_ = -1;
-  Request incoming_;
+  RequestInbox inbox_;
   bool own_over_ = false;  // no chunk of its own will come any more
-  bool listening_ = false;
   std::vector<std::pair<int, Reply>> released_;  // scratch: deferred answers a commit released
   std::vector<std::byte> result_buf_;            // scratch: results received with a report
   Chunk own_chunk_;                               // its own chunk being executed (cut_)

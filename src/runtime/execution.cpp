@@ -101,8 +101,15 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
   if (next_technique_ && *next_technique_ != ctx_->config.technique) {
     // Every rank agreed on it: a scheduler's teardown may be collective (a window).
     sched_.reset();
+    parked_[ctx_->config.technique] = std::move(fb_);
     ctx_->config.technique = *next_technique_;
-    fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
+    auto parked = parked_.find(*next_technique_);
+    if (parked != parked_.end()) {
+      fb_ = std::move(parked->second);
+      parked_.erase(parked);
+    } else {
+      fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
+    }
   }
   next_technique_.reset();
   ctx_->epoch = channel.next_epoch;

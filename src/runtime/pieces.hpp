@@ -44,7 +44,9 @@ class PieceCutter {
 /// request waits about kServeLatency at most, whatever an iteration costs.
 class ServeCadence {
  public:
-  void configure(int break_after) {
+  /// `latency`: seconds between automatic checks.
+  void configure(int break_after, double latency = kServeLatency) {
+    latency_ = latency;
     fixed_ = break_after >= 0;
     every_ = fixed_ ? std::max<Index>(1, break_after) : 1;
     left_ = every_;
@@ -68,7 +70,7 @@ class ServeCadence {
         // expensive ones.
         const double per_iteration = dt / static_cast<double>(ran);
         per_iteration_ = std::max(per_iteration, 0.8 * per_iteration_);
-        every_ = static_cast<Index>(std::clamp(kServeLatency / per_iteration_, 1.0, 1.0e9));
+        every_ = static_cast<Index>(std::clamp(latency_ / per_iteration_, 1.0, 1.0e9));
       }
     }
     last_ = now;
@@ -82,6 +84,7 @@ class ServeCadence {
   Index left_ = 1;
   double last_ = -1.0;
   double per_iteration_ = 0.0;  // seconds: the estimate the count comes from
+  double latency_ = kServeLatency;
 };
 
 /// requestWhen: the iterations of a chunk left when a worker asks for its

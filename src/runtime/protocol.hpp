@@ -56,6 +56,7 @@ struct Reply {
   std::int64_t size = 0;
   std::int32_t measured = 1;  ///< grant: the rank has a measurement
   std::int32_t reissued = 0;  ///< robust: the chunk was handed out before (to a rank that has not finished it)
+  std::int64_t chunk_size = 0;  ///< robust grant: the size the coordinator evaluated and committed
   double a = 0.0;             ///< grant: SharedInputs a, b, c
   double b = 0.0;
   double c = 0.0;

@@ -7,64 +7,13 @@
 namespace lb4mpi::rt {
 
 RmaScheduler::RmaScheduler(Context& ctx, AdaptiveFeedback& feedback)
-    : FedScheduler(feedback), ctx_(ctx), granting_(!info(ctx.config.technique).has_closed_form) {}
+    : FedScheduler(feedback), ctx_(ctx), granting_(!info(ctx.config.technique).has_closed_form), win_(ctx) {}
 
-RmaScheduler::~RmaScheduler() {
-  // Only an execution that did not finish still holds its window.
-  if (win_ != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(win_);
-    MPI_Win_free(&win_);  // collective: every rank destroys its Loop
-  }
-}
-
-void RmaScheduler::take_window(std::size_t doubles) {
-  doubles_ = doubles;
-  auto& pool = ctx_.channel->windows;
-  for (auto w = pool.rbegin(); w != pool.rend(); ++w) {
-    if (w->owner == ctx_.config.coordinator && w->doubles >= doubles) {
-      win_ = w->win;
-      capacity_ = w->doubles;
-      pool.erase(std::next(w).base());
-      return;  // as given back: its first word is 0
-    }
-  }
-  const bool mine = ctx_.is_coordinator();
-  const MPI_Aint bytes = mine ? static_cast<MPI_Aint>(doubles * sizeof(double)) : 0;
-  void* base = nullptr;
-  check_mpi(MPI_Win_allocate(bytes, sizeof(double), MPI_INFO_NULL, ctx_.comm, &base, &win_), "MPI_Win_allocate");
-  capacity_ = doubles;
-  check_mpi(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
-  if (mine) std::fill_n(static_cast<double*>(base), doubles, 0.0);
-  barrier(ctx_.comm);  // the zeroed memory is visible before any access
-  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
-}
-
-void RmaScheduler::give_back_window() {
-  if (ctx_.is_coordinator()) {
-    // The first word to 0 (the step counter, or the lock word, free anyway),
-    // whatever the next loop on the window uses it for. Every rank is past
-    // its last access (the figures were exchanged), and the next start's
-    // agreement orders this before any access.
-    const std::int64_t zero = 0;
-    std::int64_t old = 0;
-    check_mpi(MPI_Fetch_and_op(&zero, &old, MPI_INT64_T, ctx_.rank, 0, MPI_REPLACE, win_), "MPI_Fetch_and_op");
-    check_mpi(MPI_Win_flush(ctx_.rank, win_), "MPI_Win_flush");
-  }
-  ctx_.channel->windows.push_back({win_, ctx_.config.coordinator, capacity_});
-  win_ = MPI_WIN_NULL;
-}
-
-void RmaScheduler::put_state(int target) {
-  const int count = static_cast<int>(state_.size());
-  check_mpi(MPI_Put(state_.data(), count, MPI_DOUBLE, target, kStateSlot, count, MPI_DOUBLE, win_), "MPI_Put");
-  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush");
-}
+void RmaScheduler::put_state(int target) { win_.put(state_.data(), static_cast<int>(state_.size()), kStateSlot, target); }
 
 void RmaScheduler::get_state(int target) {
-  state_.resize(doubles_ - kStateSlot);
-  const int count = static_cast<int>(state_.size());
-  check_mpi(MPI_Get(state_.data(), count, MPI_DOUBLE, target, kStateSlot, count, MPI_DOUBLE, win_), "MPI_Get");
-  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush");
+  state_.resize(win_.size() - kStateSlot);
+  win_.get(state_.data(), static_cast<int>(state_.size()), kStateSlot, target);
 }
 
 // The state's lock: a test-and-set word at the coordinator, 0 when free. A
@@ -76,14 +25,6 @@ void RmaScheduler::get_state(int target) {
 // rank whose turn it was (MPICH, 4 ranks on 2 cores: 1.5x slower). Unlike
 // MPI_Win_lock(MPI_LOCK_EXCLUSIVE) a waiting rank polls politely
 // (rt::backoff), inside the window's one lock_all epoch.
-std::int64_t RmaScheduler::swap(int slot, std::int64_t value) {
-  std::int64_t old = 0;
-  check_mpi(MPI_Fetch_and_op(&value, &old, MPI_INT64_T, ctx_.config.coordinator, slot, MPI_REPLACE, win_),
-            "MPI_Fetch_and_op");
-  check_mpi(MPI_Win_flush(ctx_.config.coordinator, win_), "MPI_Win_flush");
-  return old;
-}
-
 void RmaScheduler::lock_state() {
   if (ctx_.is_coordinator()) {
     // Where atomics are carried out by the target's progress engine (MPICH
@@ -93,10 +34,10 @@ void RmaScheduler::lock_state() {
     int flag = 0;
     check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ctx_.comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
   }
-  for (int polls = 0; swap(kLockSlot, 1) != 0; ++polls) backoff(polls);
+  for (int polls = 0; win_.swap(kLockSlot, 1) != 0; ++polls) backoff(polls);
 }
 
-void RmaScheduler::unlock_state() { (void)swap(kLockSlot, 0); }
+void RmaScheduler::unlock_state() { (void)win_.swap(kLockSlot, 0); }
 
 void RmaScheduler::start(Index /*n*/) {
   done_ = false;
@@ -106,7 +47,7 @@ void RmaScheduler::start(Index /*n*/) {
   if (in_pieces_ && cadence_.automatic()) cadence_.checked(ctx_.meter->now());
   if (!granting_) {
     seq_.emplace(fb_.calc());
-    take_window(1);  // the step counter (an int64 in a double-sized slot), 0 when taken
+    win_.take(1);  // the step counter (an int64 in a double-sized slot), 0 when taken
     return;
   }
   // The lock word, then the technique's state in the coordinator's window.
@@ -114,18 +55,9 @@ void RmaScheduler::start(Index /*n*/) {
   // (end() carried it over), so it writes the state at every start: the
   // window may have served another loop since.
   fb_.calc().save_state(state_);
-  take_window(kStateSlot + state_.size());
+  win_.take(kStateSlot + state_.size());
   if (ctx_.is_coordinator()) put_state(ctx_.rank);
   barrier(ctx_.comm);  // the state is in place before anyone reads it
-}
-
-std::int64_t RmaScheduler::fetch_step() {
-  const std::int64_t one = 1;
-  std::int64_t step = 0;
-  check_mpi(MPI_Fetch_and_op(&one, &step, MPI_INT64_T, ctx_.config.coordinator, 0, MPI_SUM, win_),
-            "MPI_Fetch_and_op");
-  check_mpi(MPI_Win_flush(ctx_.config.coordinator, win_), "MPI_Win_flush");
-  return step;
 }
 
 std::optional<Chunk> RmaScheduler::next_granted(std::int64_t& id) {
@@ -185,7 +117,7 @@ Grab RmaScheduler::acquire(bool /*may_wait*/) {
   if (granting_) {
     c = next_granted(id);
   } else {
-    id = fetch_step();
+    id = win_.fetch_add(0, 1);  // the step counter
     ctx_.meter->calculation();  // on the rank that executes the chunk
     c = seq_->chunk(id);
   }
@@ -216,7 +148,7 @@ void RmaScheduler::end(const std::vector<RankFigures>& all) {
     fb_.calc().load_state(state_);
     fb_.time_step(all);
   }
-  give_back_window();
+  win_.give_back();
 }
 
 }  // namespace lb4mpi::rt

@@ -20,6 +20,7 @@
 #include "context.hpp"
 #include "feedback.hpp"
 #include "pieces.hpp"
+#include "rma_window.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
@@ -27,7 +28,6 @@ namespace lb4mpi::rt {
 class RmaScheduler final : public FedScheduler {
  public:
   RmaScheduler(Context& ctx, AdaptiveFeedback& feedback);
-  ~RmaScheduler() override;
   RmaScheduler(const RmaScheduler&) = delete;
   RmaScheduler& operator=(const RmaScheduler&) = delete;
 
@@ -37,17 +37,7 @@ class RmaScheduler final : public FedScheduler {
   void end(const std::vector<RankFigures>& all) override;
 
  private:
-  [[nodiscard]] std::int64_t fetch_step();
   std::optional<Chunk> next_granted(std::int64_t& id);
-  /// A window of at least `doubles` numbers at the coordinator, zeroed, in
-  /// a lock_all epoch: one the channel kept (see rt::Channel::windows), else
-  /// a new one (collective). Every rank takes the same.
-  void take_window(std::size_t doubles);
-  /// Gives the window back to the channel at the end of an execution.
-  void give_back_window();
-  /// Atomically replaces the int64 at `slot` of the coordinator's window
-  /// with `value`, flushed; returns the value before.
-  std::int64_t swap(int slot, std::int64_t value);
   // Granting: the window is [lock word | the technique's state].
   static constexpr int kLockSlot = 0;
   static constexpr int kStateSlot = 1;
@@ -58,9 +48,7 @@ class RmaScheduler final : public FedScheduler {
 
   Context& ctx_;
   bool granting_ = false;  // the technique has no closed form
-  MPI_Win win_ = MPI_WIN_NULL;
-  std::size_t doubles_ = 0;   // of the window, this execution's part
-  std::size_t capacity_ = 0;  // of the window, at the coordinator
+  RmaWindow win_;
   std::optional<ClosedSequence> seq_;
   std::vector<double> state_;
   PieceCutter cut_;

@@ -8,7 +8,7 @@
 namespace lb4mpi::rt {
 
 Worker::Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment)
-    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)) {
+    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)), reports_(ctx) {
   slot_ = ctx_.engine->add(this);
 }
 
@@ -16,19 +16,6 @@ Worker::Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignm
 Worker::~Worker() {
   if (send_ != MPI_REQUEST_NULL) MPI_Request_free(&send_);
   ctx_.engine->abandon(slot_);
-  // Results the coordinator never received (it failed, or left the last
-  // loop before they came): their requests are freed and their buffers left
-  // to MPI, deliberately never freed.
-  bool pending = false;
-  for (ResultSend& r : result_sends_) {
-    int done = 0;
-    MPI_Test(&r.request, &done, MPI_STATUS_IGNORE);
-    if (done == 0) {
-      MPI_Request_free(&r.request);
-      pending = true;
-    }
-  }
-  if (pending) new std::deque<ResultSend>(std::move(result_sends_));
 }
 
 void Worker::post_reply() {
@@ -90,32 +77,11 @@ void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
     c.id = ready_->id;
     c.begin = ready_->chunk.begin;
     c.size = ready_->chunk.size;
-    send(c);
+    reports_.send(c);
   }
   // Robust mode listens on: the next reply is the answer to its next
   // request, or the end of the loop, which may come before it asks.
   if (robust_ && !ready_->end) post_reply();
-}
-
-void Worker::coordinator_silent(const char* while_doing) const {
-  throw Error("lb4mpi: robust mode: rank " + std::to_string(ctx_.rank) + " heard nothing from the coordinator (rank " +
-              std::to_string(ctx_.config.coordinator) + ") for " + std::to_string(ctx_.config.robust_timeout) +
-              " s (LB4MPI_ROBUST_TIMEOUT) " + while_doing +
-              ": it has probably failed; robust mode survives the failure of any rank but the coordinator "
-              "(docs/ROBUST.md)");
-}
-
-void Worker::send_to_coordinator(const void* data, int bytes, int tag, const char* what) {
-  if (!robust_) {
-    check_mpi(MPI_Send(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm), what);
-    return;
-  }
-  MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Isend(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm, &r), what);
-  if (!wait_until(r, MPI_STATUS_IGNORE, clock_now() + ctx_.config.robust_timeout, what)) {
-    MPI_Request_free(&r);  // never completes: the coordinator is gone
-    coordinator_silent("while sending to it");
-  }
 }
 
 void Worker::finish_send() {
@@ -124,68 +90,21 @@ void Worker::finish_send() {
     wait(send_, MPI_STATUS_IGNORE);
   } else if (!wait_until(send_, MPI_STATUS_IGNORE, clock_now() + ctx_.config.robust_timeout)) {
     MPI_Request_free(&send_);
-    coordinator_silent("while sending to it");
+    reports_.coordinator_silent("while sending to it");
   }
-}
-
-void Worker::send(Request& message) {
-  message.epoch = ctx_.epoch;
-  send_to_coordinator(&message, sizeof message, kTagRequest, "MPI_Send");
 }
 
 void Worker::pop_unreported(Request& into) {
   const Done& d = unreported_.front();
-  into.id = d.id;
-  into.begin = d.chunk.begin;
-  into.size = d.chunk.size;
-  into.result_bytes = ctx_.results->take(d.id, results_buf_) ? static_cast<std::int64_t>(results_buf_.size()) : -1;
-  if (into.result_bytes >= 0 && results_buf_.size() <= Request::kInlineResults) {
-    std::copy(results_buf_.begin(), results_buf_.end(), into.inline_results.begin());
-  }
+  reports_.fill(into, d.id, d.chunk);
   unreported_.pop_front();
 }
 
-void Worker::sweep_result_sends() {
-  while (!result_sends_.empty()) {
-    int done = 0;
-    check_mpi(MPI_Test(&result_sends_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done == 0) return;
-    result_sends_.pop_front();
-  }
-}
-
 void Worker::send_results(const Request& report) {
-  if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= Request::kInlineResults) return;
-  if (!robust_) {
-    send_to_coordinator(results_buf_.data(), static_cast<int>(results_buf_.size()), kTagResult,
-                        "MPI_Send (chunk results)");
-    return;
-  }
-  sweep_result_sends();
-  result_sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(results_buf_)});
-  results_buf_ = {};
-  ResultSend& r = result_sends_.back();
-  check_mpi(MPI_Isend(r.data.data(), static_cast<int>(r.data.size()), MPI_BYTE, ctx_.config.coordinator, kTagResult,
-                      ctx_.comm, &r.request),
-            "MPI_Isend (chunk results)");
-  // Completed before the rank goes on: a rank that fails right after its
-  // report must not leave the coordinator waiting for results that never
-  // left (it would wait the timeout, then hand the chunk out again). The
-  // wait ends early when the loop is over (the coordinator may have left it
-  // before receiving them: they stay pending, see result_sends_).
-  const double deadline = clock_now() + ctx_.config.robust_timeout;
-  for (int polls = 0;; ++polls) {
-    int done = 0;
-    check_mpi(MPI_Test(&r.request, &done, MPI_STATUS_IGNORE), "MPI_Test (chunk results)");
-    if (done != 0) {
-      result_sends_.pop_back();
-      return;
-    }
+  reports_.send_results(report, [this] {
     ctx_.engine->poll();
-    if (ready_ && ready_->end) return;
-    if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent("while sending it results");
-    backoff(polls);
-  }
+    return ready_ && ready_->end;
+  });
 }
 
 void Worker::ask() {
@@ -194,7 +113,7 @@ void Worker::ask() {
     Request f;
     f.kind = kFinished;
     pop_unreported(f);
-    send(f);
+    reports_.send(f);
     send_results(f);
   }
   outgoing_ = Request{};
@@ -230,7 +149,7 @@ void Worker::report_finished() {
       f.elapsed = m.elapsed_time;
     }
     first = false;
-    send(f);
+    reports_.send(f);
     send_results(f);
   }
 }
@@ -246,7 +165,7 @@ void Worker::await_reply() {
     const auto w = ctx_.engine->wait_one_until(last_heard_ + timeout);
     if (w == ProgressEngine::Waited::Idle) throw Error("lb4mpi: internal error: a worker waits for no reply");
     if (w == ProgressEngine::Waited::TimedOut && clock_now() > last_heard_ + timeout) {
-      coordinator_silent("while waiting for work");
+      reports_.coordinator_silent("while waiting for work");
     }
   }
 }

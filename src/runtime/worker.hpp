@@ -12,6 +12,7 @@
 #include "assign.hpp"
 #include "feedback.hpp"
 #include "pieces.hpp"
+#include "reports.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
@@ -31,22 +32,17 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
  private:
   void on_complete(int slot, const MPI_Status& status) override;
   void post_reply();
-  void send(Request& message);  // to the coordinator, without a reply
   void ask();
   void report_finished();  // every finished chunk not yet reported, on its own
   /// The oldest unreported finished chunk goes into `into` (id, begin, size,
-  /// and the size of its results, which results_buf_ then holds).
+  /// and its results, which reports_ sends after it when they are large).
   void pop_unreported(Request& into);
-  /// After a report that announced results: sends them.
+  /// After a report: the results it announced.
   void send_results(const Request& report);
   /// Waits for the reply (robust mode: no longer than the timeout).
   void await_reply();
-  /// MPI_Send to the coordinator; robust mode: nonblocking, waited for at
-  /// most the timeout (a send to a failed rank may never complete).
-  void send_to_coordinator(const void* data, int bytes, int tag, const char* what);
   /// Completes send_ (robust mode: within the timeout).
   void finish_send();
-  [[noreturn]] void coordinator_silent(const char* while_doing) const;
 
   struct Done {
     std::int64_t id;
@@ -67,7 +63,7 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   /// The interpreted reply not yet taken: a chunk, or end.
   std::optional<Assignment::Got> ready_;
   std::deque<Done> unreported_;  // finished chunks the coordinator does not know of yet
-  std::vector<std::byte> results_buf_;  // the results of the report being sent
+  ReportSender reports_;
   // Robust mode: the reply receive stays posted, so that the end of the
   // loop (every iteration finished elsewhere) cuts short what the rank
   // executes; chunks are executed in pieces checked cadence_ apart.
@@ -77,15 +73,6 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   bool ready_reissued_ = false;  // ready_ is a copy of another rank's chunk
   ServeCadence cadence_;
   double last_heard_ = 0.0;  // when the coordinator was last heard of
-  // Robust mode: results are sent without waiting (the coordinator may have
-  // left the loop, all done, before it receives them: a large message would
-  // then wait for a receive that a later execution posts, or never).
-  struct ResultSend {
-    MPI_Request request = MPI_REQUEST_NULL;
-    std::vector<std::byte> data;
-  };
-  std::deque<ResultSend> result_sends_;
-  void sweep_result_sends();
 };
 
 }  // namespace lb4mpi::rt

@@ -1,32 +1,38 @@
 // Explore-then-exploit with change detection: every candidate runs once (in
-// the order given), then the one with the lowest T_par per iteration runs
-// on. Its figure is followed (a moving average); when it moves by more than
-// kDrift twice in a row, or by more than kJump once, conditions changed (a
-// slowed rank, another input): the candidates that were within kRecheck of
-// the best before the change run once more — and the adaptive ones too when
-// a rank became slower per iteration than the others (Measurement::
-// speed_spread above kSlowRank), the case they are made for — and the best
-// is chosen again (the figures of the others are scaled by the change seen).
+// the order given), then the one with the lowest estimated T_par per
+// iteration runs on. A candidate's estimate is the lower median of its last
+// kKeep figures, so that one execution disturbed by the machine (another
+// job's time slice: 4x the usual T_par is common on a loaded node) neither
+// condemns a candidate nor moves the choice.
+//
+// Conditions change (a slowed rank, another input) when the exploited
+// candidate's figure moves by more than kDrift from its estimate, in the
+// same direction, twice in a row. Then the candidates that were within
+// kRecheck of the best before the change run once more — and the adaptive
+// ones too when a rank became slower per iteration than the others
+// (Measurement::speed_spread above kSlowRank), the case they are made for —
+// and the best is chosen again; the figures of the candidates not rechecked
+// are scaled by the change seen.
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "policies.hpp"
 
 namespace lb4mpi::selection {
 namespace {
 
-constexpr double kDrift = 0.25;    // a change this large, twice in a row, is a change of conditions
-constexpr double kJump = 0.6;      // ... this large, once
+constexpr std::size_t kKeep = 3;   // figures kept per candidate
+constexpr double kDrift = 0.25;    // a move this large, twice in a row the same way, is a change of conditions
 constexpr double kRecheck = 0.3;   // after a change: recheck the candidates that were this close to the best
-constexpr double kSmoothing = 0.3; // weight of the newest figure in the moving average
 constexpr double kSlowRank = 0.5;  // speed spread at which the adaptive candidates are rechecked too
 
 class Explore final : public Policy {
  public:
-  explicit Explore(std::vector<Technique> c) : cand_(std::move(c)), est_(cand_.size()) {
+  explicit Explore(std::vector<Technique> c) : cand_(std::move(c)), figures_(cand_.size()) {
     for (std::size_t i = 0; i < cand_.size(); ++i) queue_.push_back(i);
   }
 
@@ -41,8 +47,8 @@ class Explore final : public Policy {
     }
     const std::size_t b = best();
     std::string reason = "exploit: " + std::string(name(cand_[b])) + " has the lowest T_par per iteration (" +
-                         fmt_us(*est_[b]);
-    if (const auto s = second(b)) reason += "; next " + std::string(name(cand_[*s])) + " " + fmt_us(*est_[*s]);
+                         fmt_us(*estimate(b));
+    if (const auto s = second(b)) reason += "; next " + std::string(name(cand_[*s])) + " " + fmt_us(*estimate(*s));
     return {cand_[b], reason + ")"};
   }
 
@@ -54,63 +60,86 @@ class Explore final : public Policy {
     const auto i = static_cast<std::size_t>(it - cand_.begin());
     if (!queue_.empty()) {
       if (queue_.front() == i) queue_.pop_front();
-      est_[i] = c;
+      add(i, c);
       if (queue_.empty()) rechecking_ = false;
       return;
     }
     // Exploiting: follow the figure; watch for a change of conditions.
-    const double prev = *est_[i];
-    const double moved = std::abs(c / prev - 1.0);
-    drifts_ = moved > kDrift ? drifts_ + 1 : 0;
-    if (moved > kJump || drifts_ >= 2) {
-      drifts_ = 0;
-      recheck(i, prev, c, m.speed_spread() > kSlowRank);
-      return;
+    const double before = *estimate(i);
+    const double moved = c / before - 1.0;
+    const int direction = moved > kDrift ? 1 : (moved < -kDrift ? -1 : 0);
+    if (i != followed_) direction_ = 0;  // another candidate is exploited now: its own streak
+    followed_ = i;
+    streak_ = (direction != 0 && direction == direction_) ? streak_ + 1 : (direction != 0 ? 1 : 0);
+    direction_ = direction;
+    add(i, c);
+    if (streak_ >= 2) {
+      streak_ = 0;
+      direction_ = 0;
+      recheck(i, before, m.speed_spread() > kSlowRank);
     }
-    est_[i] = (1.0 - kSmoothing) * prev + kSmoothing * c;
   }
 
  private:
+  void add(std::size_t i, double c) {
+    figures_[i].push_back(c);
+    if (figures_[i].size() > kKeep) figures_[i].pop_front();
+  }
+  // The lower median of a candidate's kept figures; none before it ran.
+  std::optional<double> estimate(std::size_t i) const {
+    if (figures_[i].empty()) return std::nullopt;
+    std::vector<double> v(figures_[i].begin(), figures_[i].end());
+    std::sort(v.begin(), v.end());
+    return v[(v.size() - 1) / 2];
+  }
   std::size_t best() const {
     std::size_t b = 0;
     for (std::size_t k = 1; k < cand_.size(); ++k) {
-      if (est_[k] && (!est_[b] || *est_[k] < *est_[b])) b = k;
+      const auto ek = estimate(k), eb = estimate(b);
+      if (ek && (!eb || *ek < *eb)) b = k;
     }
     return b;
   }
   std::optional<std::size_t> second(std::size_t b) const {
     std::optional<std::size_t> s;
     for (std::size_t k = 0; k < cand_.size(); ++k) {
-      if (k != b && est_[k] && (!s || *est_[k] < *est_[*s])) s = k;
+      if (k != b && estimate(k) && (!s || *estimate(k) < *estimate(*s))) s = k;
     }
     return s;
   }
-  // Conditions changed while candidate i ran: its figure is now `now`; the
-  // others' figures are from before, so those that were close to i's
-  // (`before`) run again, the closest first.
-  void recheck(std::size_t i, double before, double now, bool slow_rank) {
+  // Conditions changed while candidate i ran: its estimate was `before`;
+  // its last two figures are the new conditions'. The others' figures are
+  // from before: those that were close to i's run again, the closest first.
+  void recheck(std::size_t i, double before, bool slow_rank) {
+    const std::deque<double> recent(figures_[i].end() - 2, figures_[i].end());
+    figures_[i] = recent;
+    const double now = *estimate(i);
     std::vector<std::size_t> again;
     for (std::size_t k = 0; k < cand_.size(); ++k) {
-      const bool close = est_[k] && *est_[k] <= before * (1.0 + kRecheck);
-      if (k != i && est_[k] && (close || (slow_rank && info(cand_[k]).adaptive))) again.push_back(k);
+      if (k == i || figures_[k].empty()) continue;
+      const bool close = *estimate(k) <= before * (1.0 + kRecheck);
+      if (close || (slow_rank && info(cand_[k]).adaptive)) again.push_back(k);
     }
-    std::sort(again.begin(), again.end(), [this](std::size_t a, std::size_t b) { return *est_[a] < *est_[b]; });
-    est_[i] = now;
+    std::sort(again.begin(), again.end(), [this](std::size_t a, std::size_t b) { return *estimate(a) < *estimate(b); });
     for (std::size_t k = 0; k < cand_.size(); ++k) {  // the others: assume they changed alike
-      if (k != i && est_[k]) *est_[k] *= now / before;
+      if (k != i) {
+        for (double& f : figures_[k]) f *= now / before;
+      }
     }
-    for (std::size_t k : again) est_[k].reset();
+    for (std::size_t k : again) figures_[k].clear();
     queue_.assign(again.begin(), again.end());
     rechecking_ = !queue_.empty();
     recheck_total_ = queue_.size();
   }
 
   std::vector<Technique> cand_;
-  std::vector<std::optional<double>> est_;  // moving average of the cost per iteration
-  std::deque<std::size_t> queue_;           // candidates to run next, before exploiting
+  std::vector<std::deque<double>> figures_;  // per candidate: its last kKeep costs per iteration
+  std::deque<std::size_t> queue_;            // candidates to run next, before exploiting
   bool rechecking_ = false;
   std::size_t recheck_total_ = 0;
-  int drifts_ = 0;
+  int streak_ = 0;     // consecutive surprising figures of the exploited candidate ...
+  int direction_ = 0;  // ... all up (+1) or all down (-1)
+  std::size_t followed_ = 0;  // the candidate the streak is of
 };
 
 }  // namespace

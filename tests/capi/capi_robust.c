@@ -1,10 +1,21 @@
 /* Robust mode through the C API (`004` Algorithm 1): DLS_Robust,
- * DLS_SetCommit, DLS_EndChunkData, DLS_FailedRanks. The last rank is slowed
- * (LB4MPI_SLOW_RANKS, set by the test) so that chunks are handed out again;
- * every iteration's result must reach the commit function exactly once,
- * with the bytes its chunk computed, in the centralized and distributed
- * modes. (Killed ranks: tests/robust/ with the apps.) */
+ * DLS_SetCommit, DLS_EndChunkData, DLS_FailedRanks.
+ *
+ *   capi_robust          the last rank is slowed (LB4MPI_SLOW_RANKS, set by
+ *                        the test) so that chunks are handed out again; every
+ *                        iteration's result must reach the commit function
+ *                        exactly once, with the bytes its chunk computed, in
+ *                        the three modes, one loop after the other.
+ *   capi_robust kill M   one loop in mode M (0, 1, 2) while ranks are killed
+ *                        (LB4MPI_FAIL_RANKS, set by the test; under Open MPI's
+ *                        mpiexec --enable-recovery): the coordinator must have
+ *                        committed every iteration exactly once, every
+ *                        survivor must name the victims (DLS_FailedRanks), and
+ *                        the survivors leave without MPI_Finalize, as
+ *                        docs/ROBUST.md tells a program to. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capi_check.h"
 
@@ -29,35 +40,69 @@ static void save(int chunkStart, int chunkSize, const void* data, int bytes, voi
   }
 }
 
+static struct Committed committed;
+static int buffer[N];
+
+/* One robust loop (`004` Algorithm 1) in the current mode. */
+static void run_loop(infoDLS* info, int numProcs) {
+  memset(&committed, 0, sizeof committed);
+  DLS_Parameters_Setup(MPI_COMM_WORLD, info, numProcs, -1, -1, 1, 0.013716, 0.0605, 0, 1.0, 1.0);
+  DLS_Robust(info, 1);
+  DLS_SetCommit(info, save, &committed);
+  DLS_StartLoop(info, 0, N - 1, FAC);
+  while (!DLS_Terminated(info)) {
+    int start = 0, size = 0;
+    DLS_StartChunk(info, &start, &size);
+    capi_work_chunk(size);
+    for (int k = 0; k < size; ++k) buffer[k] = 7 * (start + k) + 1;
+    DLS_EndChunkData(info, buffer, size * (int)sizeof(int));
+  }
+  int nIter = 0;
+  double workTime = 0.0;
+  DLS_EndLoop(info, &nIter, &workTime);
+}
+
+/* Ranks are killed during the loop: no collective call afterwards. */
+static int run_killed(int mode, int rank, int numProcs) {
+  Configure_Chunk_Calculation_Mode(mode);
+  infoDLS info;
+  run_loop(&info, numProcs);
+  const int failed = DLS_FailedRanks(&info);
+  int failures = 0;
+  if (failed < 1) {
+    fprintf(stderr, "mode %d: rank %d: no rank reported failed, but victims were killed\n", mode, rank);
+    failures = 1;
+  }
+  if (rank == 0) { /* the coordinator holds every commit */
+    int wrong = committed.bad;
+    for (int i = 0; i < N; ++i) {
+      if (committed.count[i] != 1 || committed.value[i] != 7 * i + 1) ++wrong;
+    }
+    if (wrong != 0) {
+      fprintf(stderr, "mode %d: %d iterations not committed exactly once with their value\n", mode, wrong);
+      failures = 1;
+    }
+    printf("C API, robust mode, mode %d, %d ranks failed: %s\n", mode, failed, failures ? "FAILED" : "ok");
+  }
+  fflush(stdout);
+  fflush(stderr);
+  _exit(failures); /* MPI_Finalize is collective: not with dead ranks (docs/ROBUST.md) */
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int numProcs = 0, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &numProcs);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  static struct Committed committed;
-  int failures = 0;
-  const int modes[] = {CENTRALIZED, DECENTRALIZED};
-  const char* names[] = {"CENTRALIZED", "DECENTRALIZED"};
-  int buffer[N];
   capi_us_per_iteration = 2.0;
-  for (int m = 0; m < 2; ++m) {
-    memset(&committed, 0, sizeof committed);
+  if (argc >= 3 && strcmp(argv[1], "kill") == 0) return run_killed(atoi(argv[2]), rank, numProcs);
+  int failures = 0;
+  const int modes[] = {CENTRALIZED, DECENTRALIZED, DECENTRALIZED_RMA};
+  const char* names[] = {"CENTRALIZED", "DECENTRALIZED", "DECENTRALIZED_RMA"};
+  for (int m = 0; m < 3; ++m) {
     Configure_Chunk_Calculation_Mode(modes[m]);
     infoDLS info;
-    DLS_Parameters_Setup(MPI_COMM_WORLD, &info, numProcs, -1, -1, 1, 0.013716, 0.0605, 0, 1.0, 1.0);
-    DLS_Robust(&info, 1);
-    DLS_SetCommit(&info, save, &committed);
-    DLS_StartLoop(&info, 0, N - 1, FAC);
-    while (!DLS_Terminated(&info)) {
-      int start = 0, size = 0;
-      DLS_StartChunk(&info, &start, &size);
-      capi_work_chunk(size);
-      for (int k = 0; k < size; ++k) buffer[k] = 7 * (start + k) + 1;
-      DLS_EndChunkData(&info, buffer, size * (int)sizeof(int));
-    }
-    int nIter = 0;
-    double workTime = 0.0;
-    DLS_EndLoop(&info, &nIter, &workTime);
+    run_loop(&info, numProcs);
     if (DLS_FailedRanks(&info) != 0) {
       fprintf(stderr, "%s: rank %d: %d ranks reported failed without a failure\n", names[m], rank,
               DLS_FailedRanks(&info));

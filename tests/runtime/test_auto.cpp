@@ -2,6 +2,8 @@
 // execution exactly once, the same technique on every rank, in every mode,
 // for loops in flight together, through adaptation, and its errors.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -67,7 +69,10 @@ TEST(Auto, EveryModeEveryPolicyExactlyOnceSameChoiceEverywhere) {
 }
 
 // A rank slowed 16x from step 6 on: the explore policy notices within a few
-// steps and re-explores (the jump is far above its threshold whatever it ran).
+// steps and re-explores (the rise is far above its threshold whatever it
+// ran; a change is two surprising figures in a row, so it re-explores from
+// step 8 on). Steps of ~10 ms, so that a time slice lost to another process
+// is not mistaken for the change.
 TEST(Auto, ASlowedRankMakesTheSelectionMove) {
   if (world_size() < 2) GTEST_SKIP() << "needs a rank to slow down";
   Options opt;
@@ -78,22 +83,25 @@ TEST(Auto, ASlowedRankMakesTheSelectionMove) {
   opt.slow_from = 6;
   Loop loop(MPI_COMM_WORLD, 0, 4000, opt);
   bool moved = false;
-  for (int step = 0; step < 10; ++step) {
+  std::string history;  // for the failure message
+  for (int step = 0; step < 12; ++step) {
     if (step > 0) loop.restart(0, 4000);
     std::vector<std::int32_t> local(4000, 0);
     while (auto c = loop.next()) {
       for (Index i = c->begin; i < c->end(); ++i) {
         ++local[static_cast<std::size_t>(i)];
         volatile double x = 0.0;
-        for (int k = 0; k < 400; ++k) x = x + 1e-9 * k;  // a few microseconds
+        for (int k = 0; k < 1500; ++k) x = x + 1e-9 * k;  // a few microseconds
       }
     }
     const Report r = loop.finish();
     EXPECT_EQ(not_run_once(local), 0);
     EXPECT_TRUE(same_everywhere(r));
+    history += "\n  step " + std::to_string(step) + ": T_par " + std::to_string(r.t_par) + " s, " + r.selection;
     if (step >= 7 && r.selection.rfind("re-explore", 0) == 0) moved = true;
   }
-  EXPECT_TRUE(moved) << "no re-exploration after the slowdown at step 6";
+  EXPECT_TRUE(moved) << "no re-exploration after the slowdown at step 6:" << history;
+  if (std::getenv("LB4MPI_TEST_VERBOSE") != nullptr && world_rank() == 0) std::printf("%s\n", history.c_str());
 }
 
 // Two automatic loops in flight together (LoopSet), each learning for itself.

@@ -134,6 +134,29 @@ TEST(Explore, ConditionsThatDoNotChangeCauseNoReexploration) {
   }
 }
 
+// A loaded machine: one execution in five takes four times as long (another
+// job's time slice). Single spikes neither move the choice nor cause a
+// re-exploration; the change at step 10 still moves it within a few steps.
+TEST(Explore, SingleSpikesAreNotAChangeButAChangeIs) {
+  const auto spiky = [](T t, int s) { return change_at_10(t, s) * (s % 5 == 3 ? 4.0 : 1.0); };
+  {
+    auto p = make_policy(PolicyKind::Explore, kCands);
+    const auto c = drive(*p, 40, [&](T t, int s) { return spiky(t, 0) * (s % 5 == 3 ? 4.0 : 1.0); });
+    for (std::size_t s = kCands.size(); s < c.size(); ++s) {
+      EXPECT_EQ(c[s].reason.find("re-explore"), std::string::npos) << s << ": " << c[s].reason;
+    }
+  }
+  auto p = make_policy(PolicyKind::Explore, kCands);
+  const auto c = drive(*p, 30, spiky, spread_at_10);
+  int first_right = -1;
+  for (int s = 10; s < 30 && first_right < 0; ++s) {
+    if (c[static_cast<std::size_t>(s)].technique == T::AWF_B) first_right = s;
+  }
+  ASSERT_GE(first_right, 10);
+  EXPECT_LE(first_right, 16);
+  for (int s = 20; s < 30; ++s) EXPECT_EQ(c[static_cast<std::size_t>(s)].technique, T::AWF_B) << s;
+}
+
 TEST(Policies, SameFiguresSameChoices) {
   for (PolicyKind k : {PolicyKind::Explore, PolicyKind::Bandit, PolicyKind::Rule}) {
     auto a = make_policy(k, kCands, 7);

@@ -175,6 +175,14 @@ class Metrics(unittest.TestCase):
         self.assertAlmostEqual(rows[("GSS", "noise")]["rho"], 1)
         self.assertAlmostEqual(rows[("SS", "noise")]["rho"], 20)
         self.assertAlmostEqual(rows[("GSS", "noise")]["radius_s"], -1)  # the radius itself is reported as measured
+        # A floor relative to each variant's baseline: 10 % of 11 s = 1.1 s for GSS; SS's r = 10 s is above
+        # its floor of 2 s: GSS 1, SS 10 / 1.1.
+        rc, out, err = run("--json", "--min-radius-pct", "10", f"{b}=baseline", f"{p}=noise")
+        self.assertEqual(rc, 0, err)
+        rows = {(r["technique"], r["scenario"]): r for r in json.loads(out)["rows"]}
+        self.assertAlmostEqual(rows[("GSS", "noise")]["rho"], 1)
+        self.assertAlmostEqual(rows[("SS", "noise")]["rho"], 10 / 1.1)
+        self.assertEqual(json.loads(out)["min_radius_pct"], 10)
         # No record has "robust": no such column.
         self.assertNotIn("robust", json.loads(out)["rows"][0])
         self.assertEqual(json.loads(out)["group_by"], ["technique"])
@@ -187,6 +195,11 @@ class Errors(unittest.TestCase):
         rc, out, err = run(*args, stdin=stdin)
         self.assertEqual(rc, 2, out + err)
         self.assertIn(text, err)
+
+    def test_bad_floors(self):
+        f = write("f.jsonl", FAIL1)
+        self.expect_error(["--min-radius-pct", "0", f], "--min-radius-pct must be a percentage")
+        self.expect_error(["--min-radius", "1", "--min-radius-pct", "5", f], "not both")
 
     def test_no_baseline(self):
         f = write("f.jsonl", FAIL1)

@@ -27,7 +27,9 @@ scenario: so does this tool (over every variant in the input).
 
 The ratio is undefined when r_min(pi) <= 0 (the most robust variant was not
 slower than its baseline, e.g. noise): rho is then reported as n/a, unless
---min-radius R (seconds) raises every radius below R to R first. Variants
+a noise floor raises every radius below it first: --min-radius R (seconds),
+or --min-radius-pct P (P % of the variant's own baseline T_par: a change
+smaller than that is taken for the machine's noise). Variants
 with no finished run in pi (or in the baseline) have no radius; they do not
 take part in r_min and their rho is n/a.
 
@@ -75,11 +77,18 @@ def parse_args(argv):
     p.add_argument("--min-radius", type=float, default=None, metavar="SECONDS",
                    help="raise every radius below SECONDS to SECONDS before the ratio "
                         "(keeps rho defined when a scenario costs no time)")
+    p.add_argument("--min-radius-pct", type=float, default=None, metavar="PERCENT",
+                   help="raise every radius below PERCENT %% of the variant's baseline T_par to that "
+                        "(a noise floor relative to the loop's length)")
     p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     p.add_argument("--digits", type=int, default=3, help="significant digits in the Markdown tables (default 3)")
     args = p.parse_args(argv)
     if args.min_radius is not None and not (args.min_radius > 0 and math.isfinite(args.min_radius)):
         p.error("--min-radius must be a positive number of seconds")
+    if args.min_radius_pct is not None and not (0 < args.min_radius_pct < 100):
+        p.error("--min-radius-pct must be a percentage between 0 and 100 (exclusive)")
+    if args.min_radius is not None and args.min_radius_pct is not None:
+        p.error("give --min-radius or --min-radius-pct, not both")
     if args.digits < 1:
         p.error("--digits must be at least 1")
     return args
@@ -193,7 +202,7 @@ def analyse(records, args):
     for s in scenarios:
         if s == args.baseline:
             continue
-        radii = [effective(c["radius_s"], args) for (v, s2), c in cells.items() if s2 == s and c["radius_s"] is not None]
+        radii = [effective(c, args) for (v, s2), c in cells.items() if s2 == s and c["radius_s"] is not None]
         rmin[s] = min(radii) if radii else None
     for (v, s), c in cells.items():
         c["rho"] = None
@@ -201,13 +210,18 @@ def analyse(records, args):
             continue
         m = rmin[s]
         if m is not None and m > 0:
-            c["rho"] = effective(c["radius_s"], args) / m
+            c["rho"] = effective(c, args) / m
     return scenarios, variants, cells, rmin
 
 
-def effective(radius, args):
-    if args.min_radius is not None and radius < args.min_radius:
-        return args.min_radius
+def effective(cell, args):
+    """The cell's radius, raised to the noise floor when one is given."""
+    radius = cell["radius_s"]
+    floor = args.min_radius
+    if args.min_radius_pct is not None and cell["baseline_t_par_s"] is not None:
+        floor = args.min_radius_pct / 100.0 * cell["baseline_t_par_s"]
+    if floor is not None and radius < floor:
+        return floor
     return radius
 
 
@@ -280,6 +294,7 @@ def as_json(scenarios, variants, cells, rmin, args):
                         "rho_flex": c["rho"] if c["kind"] == "perturbation" else None})
             rows.append(row)
     doc = {"baseline": args.baseline, "group_by": fields, "min_radius_s": args.min_radius,
+           "min_radius_pct": args.min_radius_pct,
            "r_min_s": {s: rmin[s] for s in scenarios if s != args.baseline}, "rows": rows}
     return json.dumps(doc, indent=1) + "\n"
 

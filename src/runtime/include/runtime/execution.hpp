@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,9 @@ class Execution {
   std::unique_ptr<AdaptiveFeedback> fb_;
   std::unique_ptr<Scheduler> sched_;
   std::optional<Technique> next_technique_;  // use_technique()
+  /// The feedback of the other techniques this loop ran (use_technique):
+  /// what an adaptive one learnt is there again when the loop comes back to it.
+  std::map<Technique, std::unique_ptr<AdaptiveFeedback>> parked_;
   bool slowed_ = false;  // this execution is perturbed on this rank (ExecConfig::slow_factor)
   std::unique_ptr<ReportExchange> exchange_;
   ChunkObserver* observer_;

@@ -1,0 +1,69 @@
+// The coordinator's window of the distributed-rma models: memory at the
+// coordinator (none elsewhere) that every rank reaches with passive-target
+// one-sided operations inside one MPI_Win_lock_all epoch, and the atomic
+// operations the models use on its 64-bit slots. Windows are kept by the
+// channel between executions (creating one is collective and costly).
+//
+// In robust mode every operation that needs the coordinator is
+// request-based (MPI_Rget_accumulate) and waited for at most the timeout:
+// where the MPI carries out atomics through the target's progress engine, an
+// operation on a failed coordinator's window would otherwise wait forever.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "context.hpp"
+
+namespace lb4mpi::rt {
+
+class RmaWindow {
+ public:
+  explicit RmaWindow(Context& ctx) : ctx_(ctx) {}
+  /// A window still held (an execution that did not finish) is unlocked
+  /// and freed: collective, as every rank destroys its loop. Not in robust
+  /// mode, where ranks may have failed: it is left to MPI.
+  ~RmaWindow();
+  RmaWindow(const RmaWindow&) = delete;
+  RmaWindow& operator=(const RmaWindow&) = delete;
+
+  /// A window of at least `doubles` 8-byte slots at the coordinator, in a
+  /// lock_all epoch: one the channel kept (its first slot is 0), else a new
+  /// one, zeroed (collective). Every rank asks for the same size.
+  void take(std::size_t doubles);
+  /// Gives the window back to the channel (the coordinator sets its first
+  /// slot to 0 first) at the end of an execution.
+  void give_back();
+  [[nodiscard]] MPI_Win win() const { return win_; }
+  /// Slots of this execution's part.
+  [[nodiscard]] std::size_t size() const { return doubles_; }
+
+  /// The int64 at `slot` of the coordinator's window combined with `value`
+  /// by `op` (MPI_SUM, MPI_REPLACE, MPI_NO_OP), completed; returns the value
+  /// before. `what` names the wait in a robust-mode timeout.
+  std::int64_t fetch_op(int slot, std::int64_t value, MPI_Op op);
+  std::int64_t fetch_add(int slot, std::int64_t value) { return fetch_op(slot, value, MPI_SUM); }
+  std::int64_t swap(int slot, std::int64_t value) { return fetch_op(slot, value, MPI_REPLACE); }
+  std::int64_t read(int slot) { return fetch_op(slot, 0, MPI_NO_OP); }
+  /// `count` int64 from `slot` on, each read atomically.
+  void read(int slot, std::int64_t* out, int count);
+  /// `count` int64 to `slot` on, each written atomically (the coordinator's
+  /// own window in robust mode; any rank otherwise).
+  void write(int slot, const std::int64_t* in, int count);
+  /// Plain transfers of doubles (under the models' own lock), completed.
+  void put(const double* in, int count, int slot, int target);
+  void get(double* out, int count, int slot, int target);
+
+ private:
+  /// Completes `request` of an operation on the coordinator: in robust mode
+  /// within the timeout, else an error naming the coordinator.
+  void complete(MPI_Request& request, const char* what);
+
+  Context& ctx_;
+  MPI_Win win_ = MPI_WIN_NULL;
+  std::size_t doubles_ = 0;   // of the window, this execution's part
+  std::size_t capacity_ = 0;  // of the window, at the coordinator
+};
+
+}  // namespace lb4mpi::rt
