@@ -17,8 +17,7 @@ many iterations; the defaults, when neither a flag nor an LB4MPI_* variable
 gives them (docs/PYTHON.md, "Vectorised bodies"):
   --mode         distributed-rma: a rank takes its chunk with one atomic on
                  the coordinator's window, and the coordinator need not stop
-                 its own work to serve anybody (Open MPI); with --robust
-                 (not available there) distributed;
+                 its own work to serve anybody (Open MPI);
   --break-after  the whole loop in distributed-rma mode (no pieces), else
                  16 W (16 columns of the image): lb4mpi's automatic value
                  aims at pieces of 20 us and would call this body for one
@@ -46,7 +45,7 @@ def main():
     n = params.iterations
     given = lambda flag, var: flag is not None or var in os.environ  # noqa: E731
     if not given(args.mode, "LB4MPI_MODE"):
-        options.mode = "distributed" if options.robust else "distributed-rma"
+        options.mode = "distributed-rma"
     if not given(args.break_after, "LB4MPI_BREAK_AFTER"):
         options.break_after = min(n, 2**31 - 1) if options.mode == "distributed-rma" else 16 * params.width
     if not given(args.min_chunk, "LB4MPI_MIN_CHUNK"):

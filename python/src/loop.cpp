@@ -150,7 +150,8 @@ raises lb4mpi.Error on every rank.)")
            "place; committed once by on_commit's callback.")
       .def("on_commit", &PyLoop::on_commit, py::arg("commit"),
            "commit(begin, end, data: bytes) for each committed piece: on the coordinator (centralized, "
-           "distributed), on the executing rank (distributed-rma, STATIC). Set it on every rank before next().")
+           "distributed, robust mode), on the executing rank (distributed-rma without robust mode, STATIC). "
+           "Set it on every rank before next().")
       .def("finish", &PyLoop::finish, "Collective: waits for all ranks; the Report, on every rank.")
       .def("restart", &PyLoop::restart, py::arg("first"), py::arg("last"),
            "Collective: the next execution of the loop, possibly over another range.")

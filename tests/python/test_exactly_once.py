@@ -31,19 +31,13 @@ def test_parallel_for_runs_each_iteration_once(comm, technique, mode):
         assert report.technique == technique and report.selection == ""
 
 
-# Robust mode: centralized and distributed, every technique but STATIC (its
-# shares are fixed up front). Chunks may run twice; results commit once.
-# In distributed mode, the techniques with a closed form (the others are
-# granted by the coordinator).
+# Robust mode: every technique but STATIC (its shares are fixed up front), in
+# every mode. Chunks may run twice; results commit once.
 def robust_cases():
     for t in TECHNIQUES:
-        if t == "auto":
-            yield t, "centralized"
-            yield t, "distributed"
-        elif not lb4mpi.technique_info(t)["upfront"]:
-            yield t, "centralized"
-            if lb4mpi.technique_info(t)["has_closed_form"]:
-                yield t, "distributed"
+        if t == "auto" or not lb4mpi.technique_info(t)["upfront"]:
+            for mode in MODES:
+                yield t, mode
 
 
 @pytest.mark.parametrize("technique,mode", list(robust_cases()))
