@@ -244,6 +244,7 @@ if(LB4MPI_BUILD_TESTS AND CMAKE_TESTING_ENABLED)
       -DEXPECT_MPI=${LB4MPI_PACKAGE_HAS_MPI} -DEXPECT_SHARED=${LB4MPI_PACKAGE_SHARED}
       -DEXPECT_STATIC=$<OR:$<BOOL:${LB4MPI_PACKAGE_STATIC_TWINS}>,$<NOT:$<BOOL:${LB4MPI_PACKAGE_SHARED}>>>
       -DEXPECT_TOOLS=$<TARGET_EXISTS:lb4mpi-chunks> -DSOVERSION=${LB4MPI_SOVERSION}
+      -DEXPECT_PYTHON=$<$<TARGET_EXISTS:lb4mpi_python>:${LB4MPI_INSTALL_PYTHONDIR}>
       -DVERSION=${PROJECT_VERSION}
       -P ${PROJECT_SOURCE_DIR}/scripts/check_install.cmake)
   set_tests_properties(install.tree PROPERTIES LABELS "install" TIMEOUT 120
@@ -284,4 +285,22 @@ if(LB4MPI_BUILD_TESTS AND CMAKE_TESTING_ENABLED)
         ENVIRONMENT "${_mpi_env}")
     endforeach()
   endforeach()
+  # The Python package (python/CMakeLists.txt): imported from the prefix and
+  # run under mpiexec on 2 ranks.
+  if(TARGET lb4mpi_python)
+    set(_variant static)
+    if(LB4MPI_PACKAGE_SHARED)
+      set(_variant shared)
+    endif()
+    add_test(NAME install.python
+      COMMAND ${CMAKE_COMMAND} -DMODE=consumer -DKIND=python -DVARIANT=${_variant} ${_common}
+        -DCONSUMERS_DIR=${PROJECT_SOURCE_DIR}/tests/consumers -DPYTHON=${LB4MPI_PYTHON}
+        -DPYTHON_DIR=${LB4MPI_INSTALL_PYTHONDIR}
+        -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DMPIEXEC_NUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG}
+        "-DMPIEXEC_PREFLAGS=${_preflags}" "-DMPIEXEC_POSTFLAGS=${_postflags}"
+        -P ${PROJECT_SOURCE_DIR}/scripts/check_install.cmake)
+    set_tests_properties(install.python PROPERTIES
+      LABELS "install;mpi;python" TIMEOUT 120 PROCESSORS 2 FIXTURES_REQUIRED lb4mpi_installed
+      ENVIRONMENT "${_mpi_env}")
+  endif()
 endif()

@@ -13,6 +13,10 @@
 #               Unspecified, where apps/ installs its programs);
 #   lb4mpi-dev  headers, the .so links, the static archives, the CMake package
 #               and the pkg-config files (component Development).
+#   python3-lb4mpi  the Python package lb4mpi in /usr/lib/python3/dist-packages
+#               (component Python; only when it is built: python/CMakeLists.txt),
+#               depending on lb4mpi (which brings the libraries the module
+#               loads), python3-mpi4py and the Python it was built for.
 # The MPI is the one the build found: Debian's default, Open MPI, unless
 # configured otherwise. dpkg-shlibdeps derives the runtime package's
 # dependencies from what the binaries load (libopenmpi3, libstdc++6, libc6,
@@ -69,6 +73,27 @@ set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "lb4mpi (= ${_lb4mpi_deb_version}),
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_RECOMMENDS "cmake, pkg-config")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SHLIBDEPS OFF)  # headers, archives, links: nothing to scan
 
+# The Python package: its own Debian package, as Debian names them. Its
+# prerm removes the byte code Python wrote next to the files (py3clean's job
+# in Debian's own packages), so that a purge leaves nothing behind.
+if(TARGET lb4mpi_python)
+  list(APPEND CPACK_COMPONENTS_ALL Python)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-lb4mpi)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  string(REGEX REPLACE "^3\\.([0-9]+)$" "\\1" _lb4mpi_py_minor "${LB4MPI_PYTHON_VERSION}")
+  math(EXPR _lb4mpi_py_next "${_lb4mpi_py_minor} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
+      "lb4mpi (= ${_lb4mpi_deb_version}), python3 (>= ${LB4MPI_PYTHON_VERSION}), python3 (<< 3.${_lb4mpi_py_next}), python3-mpi4py")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-numpy")
+  # What the module loads (liblb4mpi, the MPI's library, the C++ runtime)
+  # comes with lb4mpi of the same version, which this package depends on;
+  # dpkg-shlibdeps would not find liblb4mpi, a library of this same build.
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/python3-lb4mpi.prerm.in ${PROJECT_BINARY_DIR}/debian-python/prerm @ONLY
+                 FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/debian-python/prerm)
+endif()
+
 include(CPack)
 
 cpack_add_component_group(Runtime
@@ -83,3 +108,9 @@ and pkg-config files (lb4mpi, lb4mpi-static) of lb4mpi.")
 cpack_add_component(Runtime GROUP Runtime)
 cpack_add_component(Unspecified GROUP Runtime)
 cpack_add_component(Development GROUP Development)
+if(TARGET lb4mpi_python)
+  cpack_add_component_group(Python
+    DESCRIPTION "The Python package lb4mpi: dynamic loop self-scheduling for mpi4py codes
+(lb4mpi.parallel_for, Loop, LoopSet), over the lb4mpi library.")
+  cpack_add_component(Python GROUP Python)
+endif()

@@ -2,13 +2,16 @@
 # The Debian packages, end to end (opt-in: it installs packages, so it is no
 # ctest; run it as root, or as a user with sudo):
 #   1. builds lb4mpi for /usr and makes lb4mpi_<v>-1_<arch>.deb and
-#      lb4mpi-dev_<v>-1_<arch>.deb with CPack (cmake/Packaging.cmake);
-#   2. installs both with `apt-get install ./lb4mpi_*.deb ./lb4mpi-dev_*.deb`
+#      lb4mpi-dev_<v>-1_<arch>.deb with CPack (cmake/Packaging.cmake), and
+#      python3-lb4mpi_<v>-1_<arch>.deb when the Python package is built (Open MPI:
+#      Debian's mpi4py is built on it);
+#   2. installs them with `apt-get install ./lb4mpi_*.deb ./lb4mpi-dev_*.deb ...`
 #      (apt fetches their dependencies, e.g. libopenmpi3, libopenmpi-dev);
 #   3. builds the consumers of tests/consumers/ against /usr, with no search
 #      path given — a C++ CMake project, a C CMake project, mpicc and mpicxx
 #      through pkg-config, each shared and static — and runs each under
 #      mpiexec on 2 ranks (exactly-once check); runs /usr/bin/lb4mpi-chunks;
+#      with python3-lb4mpi, tests/consumers/python/consumer.py under mpiexec;
 #   4. removes the packages again (apt-get purge) and checks that no file is
 #      left, also when a step failed.
 # Steps 2-4 run on this machine, or with --fresh in a copy of a fresh Debian
@@ -62,7 +65,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 HOST_APT=("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
 if [[ -z "$FRESH_BASE" ]]; then
-  for pkg in lb4mpi lb4mpi-dev; do
+  for pkg in lb4mpi lb4mpi-dev python3-lb4mpi; do
     if dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -q '^installed$'; then
       echo "check_deb.sh: $pkg is installed already; remove it first (apt-get purge $pkg)" >&2
       exit 1
@@ -94,12 +97,14 @@ rm -f "$BUILD"/lb4mpi*.deb
 shopt -s nullglob
 runtime=("$BUILD"/lb4mpi_*.deb)
 dev=("$BUILD"/lb4mpi-dev_*.deb)
+python=("$BUILD"/python3-lb4mpi_*.deb)
 shopt -u nullglob
 if [[ ${#runtime[@]} -ne 1 || ${#dev[@]} -ne 1 ]]; then
   echo "check_deb.sh: expected one lb4mpi_*.deb and one lb4mpi-dev_*.deb in $BUILD" >&2
   exit 1
 fi
-for deb in "${runtime[0]}" "${dev[0]}"; do
+debs=("${runtime[0]}" "${dev[0]}" "${python[@]}")
+for deb in "${debs[@]}"; do
   echo "-- $(basename "$deb"): $(dpkg-deb -f "$deb" Version), $(dpkg-deb -c "$deb" | wc -l) entries"
   echo "   Depends: $(dpkg-deb -f "$deb" Depends)"
   echo "   Recommends: $(dpkg-deb -f "$deb" Recommends)"
@@ -129,7 +134,7 @@ if [[ -n "$FRESH_BASE" ]]; then
   mountpoint -q "$FRESH/dev/shm" || "${SUDO[@]}" mount -t tmpfs tmpfs "$FRESH/dev/shm"
   TEST=/root/lb4mpi-deb
   "${SUDO[@]}" mkdir -p "$FRESH$TEST/scripts" "$FRESH$TEST/tests"
-  "${SUDO[@]}" cp "${runtime[0]}" "${dev[0]}" "$FRESH$TEST/"
+  "${SUDO[@]}" cp "${debs[@]}" "$FRESH$TEST/"
   "${SUDO[@]}" cp -r "$ROOT/tests/consumers" "$FRESH$TEST/tests/"
   "${SUDO[@]}" cp "$ROOT/scripts/check_install.cmake" "$FRESH$TEST/scripts/"
   target() {
@@ -151,7 +156,7 @@ cleanup() {
   local rc=$?
   if [[ $KEEP -eq 0 ]]; then
     step "removing the packages"
-    target apt-get purge -y -q lb4mpi-dev lb4mpi >/dev/null || rc=1
+    target apt-get purge -y -q lb4mpi-dev lb4mpi ${python:+python3-lb4mpi} >/dev/null || rc=1
     local left
     left=$(target find /usr/include /usr/lib -maxdepth 3 \( -name 'lb4mpi*' -o -name 'liblb4mpi*' \) \
            2>/dev/null || true)
@@ -171,9 +176,10 @@ cleanup() {
   exit $rc
 }
 trap cleanup EXIT
-step "apt-get install ./$(basename "${runtime[0]}") ./$(basename "${dev[0]}")"
-target bash -c "cd '$DEBS' && apt-get install -y --no-install-recommends ./$(basename "${runtime[0]}") \
-  ./$(basename "${dev[0]}")"
+install_args=()
+for deb in "${debs[@]}"; do install_args+=("./$(basename "$deb")"); done
+step "apt-get install ${install_args[*]}"
+target bash -c "cd '$DEBS' && apt-get install -y --no-install-recommends ${install_args[*]}"
 target ldconfig -p | grep liblb4mpi || { echo "check_deb.sh: the loader does not know liblb4mpi" >&2; exit 1; }
 chunks=$(target /usr/bin/lb4mpi-chunks -t FAC2 -n 1000 -p 4 --form closed)
 head -n 3 <<<"$chunks"
@@ -197,3 +203,9 @@ for kind in cmake_cxx cmake_c pkgconfig; do
       -DMPIEXEC="/usr/bin/$MPIEXEC" -P "$TEST/scripts/check_install.cmake"
   done
 done
+if [[ ${#python[@]} -gt 0 ]]; then
+  step "consumer python (python3-lb4mpi, from /usr/lib/python3/dist-packages)"
+  target cmake -DMODE=consumer -DSYSTEM=ON -DKIND=python -DVARIANT=shared -DWORK_DIR="$WORK" \
+    -DCONSUMERS_DIR="$TEST/tests/consumers" -DPYTHON=/usr/bin/python3 \
+    -DMPIEXEC="/usr/bin/$MPIEXEC" -P "$TEST/scripts/check_install.cmake"
+fi

@@ -6,13 +6,15 @@
 #   API and nothing of the internals, that lb4mpi-chunks runs from the prefix,
 #   and that the pkg-config files name no MPI.
 #     -DBUILD_DIR= -DBUILD_CONFIG= -DEXPECT_MPI= -DEXPECT_SHARED= -DEXPECT_STATIC=
-#     -DEXPECT_TOOLS= -DSOVERSION= -DVERSION=
+#     -DEXPECT_TOOLS= -DSOVERSION= -DVERSION= [-DEXPECT_PYTHON=<its folder in the prefix>]
 #
 # MODE=consumer: builds one consumer of tests/consumers/ outside the build tree
 #   against PREFIX (or, with -DSYSTEM=ON, against what is installed in the
 #   system, with no search path given) and runs it under mpiexec on RANKS
 #   (default 2) ranks; it checks exactly-once itself and prints "... ok".
-#     -DKIND=cmake_cxx|cmake_c|pkgconfig|cmake_techniques -DVARIANT=shared|static
+#     -DKIND=cmake_cxx|cmake_c|pkgconfig|cmake_techniques|python -DVARIANT=shared|static
+#     (python: the Python package, run by -DPYTHON= from PREFIX/PYTHON_DIR, or with
+#     -DSYSTEM=ON from the interpreter's own path)
 #     -DCONSUMERS_DIR= -DC_COMPILER= -DCXX_COMPILER= -DMPI_C_COMPILER= -DMPI_CXX_COMPILER=
 #     -DMPIEXEC= [-DMPIEXEC_NUMPROC_FLAG=-n] [-DMPIEXEC_PREFLAGS=a|b] [-DMPIEXEC_POSTFLAGS=]
 #     [-DGENERATOR=] [-DCONSUMER_FLAGS=...] (e.g. the sanitizers of an instrumented library)
@@ -99,6 +101,13 @@ if(MODE STREQUAL "install")
     list(APPEND expected ${PKGCONFIG_DIR}/lb4mpi-static.pc)
     if(EXPECT_SHARED)
       list(APPEND expected ${CMAKE_PACKAGE_DIR}/lb4mpiStaticTargets.cmake)
+    endif()
+  endif()
+  if(EXPECT_PYTHON)
+    list(APPEND expected ${EXPECT_PYTHON}/lb4mpi/__init__.py)
+    file(GLOB module ${PREFIX}/${EXPECT_PYTHON}/lb4mpi/_core*.so)
+    if(NOT module)
+      message(FATAL_ERROR "install test: no ${PREFIX}/${EXPECT_PYTHON}/lb4mpi/_core*.so was installed")
     endif()
   endif()
   foreach(f IN LISTS expected)
@@ -273,6 +282,37 @@ if(KIND MATCHES "^cmake_(cxx|c|techniques)$")
   else()
     run_consumer(${build}/consumer_techniques "consumer-techniques: ok")
   endif()
+  return()
+endif()
+
+if(KIND STREQUAL "python")
+  # The installed package, and nothing else: PYTHONPATH names the prefix only
+  # (with SYSTEM, the interpreter's own path: /usr/lib/python3/dist-packages).
+  require(PYTHON)
+  if(SYSTEM)
+    unset(ENV{PYTHONPATH})
+  else()
+    require(PYTHON_DIR)
+    set(ENV{PYTHONPATH} ${PREFIX}/${PYTHON_DIR})
+  endif()
+  set(ENV{PYTHONDONTWRITEBYTECODE} 1)
+  set(cmd ${MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} ${RANKS} ${MPIEXEC_PREFLAGS} ${PYTHON}
+          ${CONSUMERS_DIR}/python/consumer.py ${MPIEXEC_POSTFLAGS})
+  run("running the python consumer" ${cmd})
+  set(where "${PREFIX}/${PYTHON_DIR}/lb4mpi/")
+  if(SYSTEM)
+    set(where "/usr/lib/python3/dist-packages/lb4mpi/")
+  endif()
+  if(NOT run_output MATCHES "consumer-python: ok: lb4mpi [^ ]+ from ${where}")
+    message(FATAL_ERROR "install test: the python consumer printed\n${run_output}\n(expected lb4mpi from ${where})")
+  endif()
+  file(GLOB module ${where}_core*.so)
+  needed_libraries(${module} needed)
+  if(READELF AND VARIANT STREQUAL "shared" AND NOT needed MATCHES "liblb4mpi")
+    message(FATAL_ERROR "install test: ${module} does not load liblb4mpi: ${needed}")
+  endif()
+  string(STRIP "${run_output}" out)
+  message(STATUS "python ${VARIANT}: ${out} [needs: ${needed}]")
   return()
 endif()
 

@@ -16,6 +16,8 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev
   python3 python3-matplotlib
+  # the Python package lb4mpi (python/) and its tests and examples
+  python3-dev pybind11-dev python3-mpi4py python3-numpy python3-pytest
 )
 
 check_only=0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite of lb4mpi, in three configurations, each in its own
 # build folder; stops at the first failure.
-#   (a) openmpi  build/ci-openmpi  Release (-O2), -Werror, Open MPI: every test
+#   (a) openmpi  build/ci-openmpi  Release (-O2), -Werror, Open MPI: every test, the Python
+#                                  package too (-DLB4MPI_BUILD_PYTHON=ON: Debian's mpi4py is on Open MPI)
 #   (b) asan     build/ci-asan     clang, Debug, static, AddressSanitizer + UBSan, -Werror,
 #                                  libFuzzer (-DLB4MPI_FUZZ=ON): every test but the apps' and the
 #                                  install tests, and each fuzz target for FUZZ_SECONDS (leak
@@ -55,7 +56,7 @@ while [[ $# -gt 0 ]]; do
       FILTER+=("$1" "$2"); shift 2 ;;
     --list)
       echo "configurations: ${ALL_CONFIGS[*]}"
-      echo "labels: unit (no MPI), mpi (under mpiexec), apps, capi, runtime, tools, bench, install, fuzz, stress, slow"
+      echo "labels: unit (no MPI), mpi (under mpiexec), apps, capi, runtime, python, tools, bench, install, fuzz, stress, slow"
       exit 0 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -195,7 +196,7 @@ for cfg in "${CONFIGS[@]}"; do
   case "$cfg" in
     openmpi)
       # --- (a) Open MPI (Debian's default mpicc/mpicxx/mpiexec): every test ------------
-      begin_config openmpi "${RELEASE[@]}" -DLB4MPI_WERROR=ON
+      begin_config openmpi "${RELEASE[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_PYTHON=ON
       run_ctest all --
       end_config ;;
     asan)
@@ -214,7 +215,9 @@ for cfg in "${CONFIGS[@]}"; do
       begin_config asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
         -DCMAKE_BUILD_TYPE=Debug -DLB4MPI_SANITIZE=ON -DLB4MPI_WERROR=ON \
         -DLB4MPI_BUILD_BENCH=OFF -DBUILD_SHARED_LIBS=OFF -DLB4MPI_BUILD_TOOLS=OFF \
-        -DLB4MPI_FUZZ=ON -DLB4MPI_FUZZ_SECONDS="$FUZZ_SECONDS"
+        -DLB4MPI_FUZZ=ON -DLB4MPI_FUZZ_SECONDS="$FUZZ_SECONDS" -DLB4MPI_BUILD_PYTHON=OFF
+      # No Python package: an instrumented module needs the sanitizers' runtime
+      # preloaded into the interpreter (the Open MPI configuration tests it).
       # The install tests (label install: install the tree, build consumers
       # against it) run in the Open MPI configuration, for shared and static
       # libraries, and in MPICH's; here they would only repeat the static ones.
@@ -238,7 +241,8 @@ for cfg in "${CONFIGS[@]}"; do
       # Neither the apps nor lb4mpi-chunks (LB4MPI_BUILD_TOOLS=OFF): clients of
       # the library that do not depend on the MPI; the library under MPICH is
       # what the runtime, C API, stress, install and perturbation tests test.
-      begin_config mpich "${RELEASE[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF \
+      # No Python package: Debian's mpi4py is built on Open MPI.
+      begin_config mpich "${RELEASE[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF -DLB4MPI_BUILD_PYTHON=OFF \
         -DLB4MPI_BUILD_UNIT_TESTS=OFF -DLB4MPI_BUILD_TOOLS=OFF \
         -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
         -DMPIEXEC_EXECUTABLE="$MPIEXEC_MPICH"

@@ -135,12 +135,9 @@ void parse(const char* var, const char* v, Mode& out) {
   }
 }
 void parse(const char* var, const char* v, RndBounds& out) {
-  const std::string s = lower(v);
-  if (s == "unit") {
-    out = RndBounds::Unit;
-  } else if (s == "paper004") {
-    out = RndBounds::Paper004;
-  } else {
+  try {
+    out = parse_rnd_bounds(v);
+  } catch (const Error&) {
     throw Error(std::string(var) + "='" + v + "'; valid values: unit, paper004");
   }
 }

@@ -1,5 +1,6 @@
 // TechniqueParams::validate: every message names the parameter, the value
 // and the valid range.
+#include <cctype>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -24,6 +25,16 @@ std::string show(double v) {
 }
 
 }  // namespace
+
+std::string_view name(RndBounds b) { return b == RndBounds::Unit ? "unit" : "paper004"; }
+
+RndBounds parse_rnd_bounds(std::string_view text) {
+  std::string s(text);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "unit") return RndBounds::Unit;
+  if (s == "paper004") return RndBounds::Paper004;
+  throw Error("unknown RND bounds '" + std::string(text) + "'; valid values: unit, paper004");
+}
 
 void TechniqueParams::validate(Technique t, Index n, int p) const {
   if (t != Technique::Auto) (void)info(t);  // throws for an id outside the enum

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,11 @@ enum class RndBounds : std::uint8_t {
   Unit,      ///< [1, N/P]            (`001` Eq. 12, the default)
   Paper004,  ///< [N/(100P), N/(2P)]  (`004` and the original RND proposal)
 };
+/// "unit" or "paper004".
+LB4MPI_API std::string_view name(RndBounds b);
+/// "unit" or "paper004" (case-insensitive); throws lb4mpi::Error naming the
+/// valid values.
+LB4MPI_API RndBounds parse_rnd_bounds(std::string_view text);
 
 /// A technique parameter outside its valid range. field() is the member's
 /// name ("min_chunk", "sigma", ...), so a front end can say where the value

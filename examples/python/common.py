@@ -1,0 +1,179 @@
+"""What the Python examples share (the counterpart of apps/common for the C++ apps):
+finding the package lb4mpi, the scheduling flags, errors, the time steps of a
+loop and the apps' JSON summary line.
+
+Finding lb4mpi: an installed package, or PYTHONPATH=<build>/python; failing
+both, the examples look for a build tree of this repository (build/release,
+the one scripts/demo.sh makes, build/, then any build/*/) and use its
+python/ folder. BUILD_DIR=<build> names one (as for scripts/demo.sh; not an
+LB4MPI_* name, which lb4mpi would report as unknown).
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+import time
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _build_trees():
+    named = os.environ.get("BUILD_DIR")
+    if named:
+        return [named]
+    return [os.path.join(_ROOT, "build", "release"), os.path.join(_ROOT, "build")] + sorted(
+        glob.glob(os.path.join(_ROOT, "build", "*")))
+
+
+def _find_lb4mpi():
+    try:
+        import lb4mpi  # noqa: F401  installed, or on PYTHONPATH
+        return
+    except ModuleNotFoundError as e:
+        if e.name != "lb4mpi":
+            raise
+    for tree in _build_trees():
+        if glob.glob(os.path.join(tree, "python", "lb4mpi", "_core*.so")):
+            sys.path.insert(0, os.path.join(tree, "python"))
+            return
+    sys.exit(f"{os.path.basename(sys.argv[0])}: the Python package lb4mpi is neither installed nor built here: "
+             "build lb4mpi (bash scripts/demo.sh, or cmake -S . -B build && cmake --build build) and set "
+             "PYTHONPATH=<build>/python (docs/PYTHON.md)")
+
+
+_find_lb4mpi()
+import lb4mpi  # noqa: E402  (first: it says what to do when this Python has no mpi4py)
+from mpi4py import MPI  # noqa: E402
+
+
+class Cli(argparse.ArgumentParser):
+    """An argument parser whose help and errors only rank 0 prints (every rank
+    parses the same arguments and exits alike), with the scheduling flags of
+    the C++ apps (apps/README.md, "Common options")."""
+
+    def __init__(self, description, comm=MPI.COMM_WORLD):
+        super().__init__(description=description)
+        self.comm = comm
+        g = self.add_argument_group("scheduling (default: the LB4MPI_* variables, else lb4mpi's defaults)")
+        g.add_argument("--technique", help="a technique name (lb4mpi.techniques()) or auto")
+        g.add_argument("--mode", help="centralized, distributed or distributed-rma")
+        g.add_argument("--min-chunk", type=int)
+        g.add_argument("--max-chunk", type=int)
+        g.add_argument("--break-after", type=int,
+                       help="coordinator: iterations between checks for requests (-1: automatic)")
+        g.add_argument("--request-when", type=int, help="worker: iterations left when it asks for more")
+        g.add_argument("--robust", action="store_true", help="robust mode: results committed once")
+        g.add_argument("--repeat", type=int, default=1, help="run the loop this many times (time steps)")
+
+    def _print_message(self, message, file=None):
+        if self.comm.rank == 0:
+            super()._print_message(message, file)
+
+    def options(self, args):
+        """lb4mpi.Options: the LB4MPI_* variables, the flags on top."""
+        flags = {"technique": args.technique, "mode": args.mode, "min_chunk": args.min_chunk,
+                 "max_chunk": args.max_chunk, "break_after": args.break_after,
+                 "request_when": args.request_when, "robust": args.robust or None}
+        o = lb4mpi.Options.from_env()
+        for k, v in flags.items():
+            if v is not None:
+                setattr(o, k, v)
+        if args.repeat < 1:
+            raise lb4mpi.Error(f"--repeat must be >= 1, got {args.repeat}")
+        return o
+
+
+def run(name, main):
+    """Runs main(); an lb4mpi.Error (the same on every rank) is printed by rank 0
+    and ends the program with exit code 2, as the C++ apps do."""
+    try:
+        main()
+    except lb4mpi.Error as e:
+        if MPI.COMM_WORLD.rank == 0:
+            print(f"{name}: error: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+def run_steps(comm, n, options, repeat, chunk_sum):
+    """Runs [0, n) `repeat` times with one lb4mpi.Loop (restarted for each
+    step). chunk_sum(begin, end) computes a chunk and returns the sum of its
+    checksum terms (an int mod 2^64). Robust mode: each chunk's sum is the
+    chunk's result, committed once on the coordinator. Returns per step
+    (report, checksum on rank 0, wall seconds)."""
+    steps = []
+    loop = None
+    for step in range(repeat):
+        start = time.perf_counter()
+        if loop is None:
+            loop = lb4mpi.Loop(comm, 0, n, options=options)
+        else:
+            loop.restart(0, n)
+        committed = [0]
+        local = 0
+        if options.robust:
+            def commit(begin, end, data, committed=committed):
+                committed[0] += int.from_bytes(data, "little")
+            loop.on_commit(commit)
+            for begin, end in loop:
+                loop.result(chunk_sum(begin, end).to_bytes(8, "little"))
+        else:
+            for begin, end in loop:
+                local += chunk_sum(begin, end)
+        report = loop.finish()
+        wall = time.perf_counter() - start
+        total = committed[0] if options.robust else comm.reduce(local, op=MPI.SUM, root=0)
+        steps.append((report, (total or 0) % 2**64, wall))
+    return steps
+
+
+def summary(app, comm, options, n, steps, params):
+    """The JSON summary of the C++ apps (apps/common/summary.hpp), the fields
+    that lb4mpi's report gives: app, technique, mode, ranks, repeat,
+    loop_iterations, iterations, t_par_s, wall_s, checksum,
+    checksum_consistent, chunks, the per-rank figures summed over the steps,
+    load_imbalance_pct and cov_finish (means), steps, options, params."""
+    p = comm.size
+    per_rank = {k: [0] * p for k in ("iterations", "work_time", "overhead", "idle_time", "serve_time")}
+    jsteps = []
+    for report, checksum, wall in steps:
+        d = report.to_dict()
+        step = {"technique": d["technique"], "t_par_s": d["t_par"], "wall_s": wall,
+                "checksum": f"0x{checksum:016x}", "chunks": d["chunks"],
+                "load_imbalance_pct": d["load_imbalance_percent"], "cov_finish": d["finish_cov"],
+                "failed_ranks": d["failed_ranks"], "reissued_chunks": d["reissued_chunks"]}
+        if d["selection"]:
+            step["selection"] = d["selection"]
+        for k in ("iterations", "work_time", "overhead", "finish_time", "idle_time", "serve_time",
+                  "calculations"):
+            step[f"{k}_per_rank"] = [r[k] for r in d["ranks"]]
+        for k, totals in per_rank.items():
+            for r, rank in enumerate(d["ranks"]):
+                totals[r] += rank[k]
+        jsteps.append(step)
+    k = len(steps)
+    return {
+        "app": app, "technique": options.technique, "mode": options.mode, "ranks": p, "repeat": k,
+        "loop_iterations": n, "iterations": n * k,
+        "t_par_s": sum(s["t_par_s"] for s in jsteps), "wall_s": sum(s["wall_s"] for s in jsteps),
+        "checksum": jsteps[0]["checksum"], "checksum_consistent": all(s["checksum"] == jsteps[0]["checksum"]
+                                                                      for s in jsteps),
+        "robust": options.robust, "chunks": sum(s["chunks"] for s in jsteps),
+        "iterations_per_rank": per_rank["iterations"],
+        "load_imbalance_pct": sum(s["load_imbalance_pct"] for s in jsteps) / k,
+        "cov_finish": sum(s["cov_finish"] for s in jsteps) / k,
+        "work_time_per_rank": per_rank["work_time"], "overhead_per_rank": per_rank["overhead"],
+        "idle_time_per_rank": per_rank["idle_time"], "serve_time_per_rank": per_rank["serve_time"],
+        "steps": jsteps,
+        "options": {"min_chunk": options.min_chunk, "max_chunk": options.max_chunk,
+                    "break_after": options.break_after, "request_when": options.request_when,
+                    "inject_delay_us": options.inject_delay_us, "delay_ranks": options.delay_ranks,
+                    "coordinator": options.coordinator},
+        "params": params,
+    }
+
+
+def print_summary(comm, s):
+    """Rank 0 prints the summary on one line of stdout."""
+    if comm.rank == 0:
+        print(json.dumps(s), flush=True)
