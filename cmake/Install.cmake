@@ -65,13 +65,20 @@ if(LB4MPI_PACKAGE_STATIC_TWINS)
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 
-# The public headers: the front ends' (include/) and the technique layer's
-# (src/techniques/include/: types.hpp, export.h, techniques/), merged into one
-# lb4mpi/ folder.
+# The public headers: the front ends' (include/), the technique layer's
+# (src/techniques/include/: types.hpp, export.h, techniques/) and the stealing
+# layer's (src/stealing/include/lb4mpi/stealing/: kinds, movers, figures; not
+# its internal src/stealing/internal/), merged into one lb4mpi/ folder.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ ${PROJECT_SOURCE_DIR}/src/techniques/include/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT Development
   FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+if(LB4MPI_WITH_MPI)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/stealing/include/lb4mpi/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lb4mpi
+    COMPONENT Development
+    FILES_MATCHING PATTERN "*.hpp")
+endif()
 
 # --- Tools --------------------------------------------------------------------
 if(TARGET lb4mpi-chunks)

@@ -10,7 +10,7 @@
 #include "assign.hpp"
 #include "feedback.hpp"
 #include "ledger.hpp"
-#include "pieces.hpp"
+#include "runtime/pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {

@@ -19,7 +19,7 @@
 
 #include "context.hpp"
 #include "feedback.hpp"
-#include "pieces.hpp"
+#include "runtime/pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {

@@ -11,7 +11,7 @@
 
 #include "assign.hpp"
 #include "feedback.hpp"
-#include "pieces.hpp"
+#include "runtime/pieces.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace lb4mpi::rt {
