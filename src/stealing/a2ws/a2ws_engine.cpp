@@ -1,0 +1,154 @@
+// Balancer::A2WS: adaptive asynchronous work stealing (`002` §2, Algorithm 1).
+//
+// Each rank starts with the tasks of the iterations it owns in its deque
+// (a2ws/deque.hpp) and runs them from the head. Between two tasks it
+// publishes what it knows of itself and exchanges what changed with its
+// ring neighbours (a2ws/ring_info.hpp, radius R), and — from its first
+// finished task on (preemptive stealing, §2.2.1), or only once its deque
+// is empty when Config::preemptive is off — asks the steal equations
+// (a2ws/smart.hpp) whether a steal from a rank of its subsystem would bring
+// the finish times closer; if so it takes that many tasks from the
+// victim's tail (one atomic, one get) and pushes them to its own head. A
+// rank whose deque is empty keeps stealing while the equations find a
+// victim, and leaves when they find none: a slow rank does not take work
+// that a faster one would finish sooner (§4). Every rank runs what is in
+// its deque, so each task runs exactly once whoever leaves when.
+#include <random>
+#include <vector>
+
+#include "a2ws/deque.hpp"
+#include "a2ws/engines.hpp"
+#include "a2ws/ring_info.hpp"
+#include "a2ws/smart.hpp"
+#include "a2ws/tasks.hpp"
+
+namespace lb4mpi::a2ws {
+namespace {
+
+class A2ws final : public st::Engine {
+ public:
+  explicit A2ws(const st::Config& config) : config_(config) {}
+
+  void run(st::Run& run) override {
+    Index iterations = 0;
+    for (const st::Range& g : run.owned()) iterations += g.size();
+    const TaskSpace space(run.owned(), TaskSpace::choose_task_size(config_.break_after, iterations, run.size()));
+    const RingLayout layout(run.size(), run.rank(), std::max(1, config_.radius));
+    std::vector<PeerView> initial(static_cast<std::size_t>(layout.slots()));
+    for (int s = 0; s < layout.slots(); ++s) {
+      // Before a rank is heard of: its static share, untouched (§2.2.1).
+      const auto c = static_cast<double>(space.count_of(layout.rank_at(s)));
+      initial[static_cast<std::size_t>(s)] = PeerView{c, 0.0, c};
+    }
+    const std::vector<std::int64_t> mine = space.tasks_of(run.rank());
+    // Room below the head for every task of the loop once more: pushes beyond
+    // it stay private (run here, not stolen again).
+    const Index capacity = std::min(kMaxCapacity, static_cast<Index>(mine.size()) + space.total_tasks() + 64);
+    TaskRunner runner(run, space);
+    {
+      TaskDeque deque(run.comm(), capacity, mine);
+      RingInfo ring(run.comm(), layout, initial);
+      State s{run, space, runner, deque, ring, std::mt19937_64(config_.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(run.rank()))};
+      runner.between = [&ring] { ring.exchange(); };
+      work(s);
+      runner.finish();
+      run.steal_figures().iterations_given = run.mine().size() + s.stolen_in - run.loop_figures().iterations;
+    }  // the windows go (collectively) after every rank finished
+  }
+
+ private:
+  struct State {
+    st::Run& run;
+    const TaskSpace& space;
+    TaskRunner& runner;
+    TaskDeque& deque;
+    RingInfo& ring;
+    std::mt19937_64 rng;
+    Index executed = 0;   // tasks run here
+    double work = 0.0;    // their seconds
+    Index stolen_in = 0;  // iterations taken from others
+  };
+
+  enum class Outcome : std::uint8_t { NoVictim, Failed, Got };
+
+  void work(State& s) const {
+    for (;;) {
+      publish(s, false);
+      s.runner.poll();  // news in, changes out (ring.exchange), items served
+      if (config_.preemptive && s.executed > 0) (void)steal(s);
+      const std::int64_t id = s.deque.take();
+      if (id < 0) {
+        if (!steal_until_work(s)) return;
+        continue;
+      }
+      publish(s, true);
+      s.ring.exchange();
+      s.work += s.runner.execute(id);
+      ++s.executed;
+    }
+  }
+
+  // This rank's entry (`002` §2.1): n_i = tasks run + held (+ the running one).
+  static void publish(State& s, bool running) {
+    PeerView me;
+    me.tasks = static_cast<double>(s.executed + s.deque.held() + (running ? 1 : 0));
+    me.task_time = s.executed > 0 ? s.work / static_cast<double>(s.executed) : 0.0;
+    me.left = static_cast<double>(s.deque.stealable());
+    s.ring.set_self(me);
+  }
+
+  // One steal decision and attempt (Algorithm 1, lines 4-8).
+  Outcome steal(State& s) const {
+    const double elapsed = st::Run::now() - s.run.started_at();
+    std::vector<PeerView> peers(s.ring.view().begin(), s.ring.view().end());
+    for (PeerView& p : peers) p.task_time = estimated_task_time(p, elapsed);
+    const std::optional<Choice> c =
+        select_victim(peers, static_cast<std::size_t>(s.ring.layout().self_slot()),
+                      std::uniform_real_distribution<double>(0.0, 1.0)(s.rng));
+    if (!c) return Outcome::NoVictim;
+    const int slot = static_cast<int>(c->victim);
+    const int victim = s.ring.layout().rank_at(slot);
+    RankSteals& fig = s.run.steal_figures();
+    ++fig.steal_attempts;
+    const TaskDeque::Stolen got = s.deque.steal(victim, c->amount);
+    // What the thief learnt of the victim (`002` Table 1).
+    PeerView v = s.ring.view()[static_cast<std::size_t>(slot)];
+    v.left = static_cast<double>(got.left);
+    v.tasks = std::max(0.0, v.tasks - static_cast<double>(got.tasks.size()));
+    s.ring.set(slot, v);
+    if (got.tasks.empty()) return Outcome::Failed;
+    ++fig.steals;
+    for (std::int64_t id : got.tasks) {
+      const Index k = s.space.chunk(id).size;
+      fig.iterations_stolen += k;
+      s.stolen_in += k;
+    }
+    s.deque.push(got.tasks);
+    publish(s, false);
+    return Outcome::Got;
+  }
+
+  // An empty deque: steal while the equations find a victim.
+  bool steal_until_work(State& s) const {
+    const double t0 = st::Run::now();
+    const int tries = 4 * s.ring.layout().slots();
+    bool got = false;
+    for (int i = 0; i < tries && !got; ++i) {
+      publish(s, false);
+      s.runner.poll();
+      const Outcome o = steal(s);
+      if (o == Outcome::NoVictim) break;
+      got = o == Outcome::Got;
+    }
+    s.run.steal_figures().steal_wait += st::Run::now() - t0;
+    return got;
+  }
+
+  st::Config config_;
+};
+
+}  // namespace
+
+std::unique_ptr<st::Engine> make_a2ws(const st::Config& config) { return std::make_unique<A2ws>(config); }
+
+}  // namespace lb4mpi::a2ws
