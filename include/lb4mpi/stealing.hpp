@@ -401,7 +401,7 @@ class ObjectData {
 
  private:
   struct Objects final : SerialMover {
-    Objects(T* d, Index n) : data(d), n(n) {}
+    Objects(T* d, Index count) : data(d), n(count) {}
     T* data;
     Index n;
     [[nodiscard]] Index items() const override { return n; }

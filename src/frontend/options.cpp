@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "option_text.hpp"
+#include "stealing/variables.hpp"
 
 namespace lb4mpi {
 namespace {
@@ -281,6 +282,8 @@ std::vector<std::string> Options::known_variables() {
     if (var != nullptr) out.emplace_back(var);
   });
   out.emplace_back("LB4MPI_STRICT");
+  // Read by the owned loops (lb4mpi::StealOptions::from_env, src/stealing).
+  for (const std::string& v : st::variables()) out.push_back(v);
   // Read by the latency-perturbation library (src/perturb, LD_PRELOAD).
   out.emplace_back("LB4MPI_PERTURB_RANKS");
   out.emplace_back("LB4MPI_PERTURB_LATENCY_US");

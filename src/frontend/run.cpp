@@ -55,11 +55,6 @@ std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm) 
   return std::make_unique<trace::Recorder>(o, id, rank);
 }
 
-namespace {
-
-// LB4MPI_* variables lb4mpi does not know: an error under LB4MPI_STRICT=1
-// (returned, so that the start's agreement stops every rank), else a
-// warning printed once per process on rank 0.
 std::string check_environment(int rank) {
   static bool reported = false;
   const std::vector<std::string> unknown = Options::unknown_variables();
@@ -75,8 +70,6 @@ std::string check_environment(int rank) {
   reported = true;
   return {};
 }
-
-}  // namespace
 
 void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse) {
   std::string error = refuse;

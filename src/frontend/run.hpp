@@ -24,6 +24,12 @@ rt::ExecConfig exec_config(const Options& o, int rank);
 /// `comm` (loops are numbered in creation order, the same on every rank).
 std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm);
 
+/// LB4MPI_* variables lb4mpi does not know: an error under LB4MPI_STRICT=1
+/// (returned, so that the start's agreement stops every rank), else a
+/// warning printed once per process on rank 0 ("" then). Every loop start
+/// (and an owned loop's, src/stealing/api) calls it.
+std::string check_environment(int rank);
+
 /// Collective: validates `o` for this execution and starts it over [first, last).
 void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse = {});
 

@@ -75,6 +75,12 @@ class ServeCadence {
     left_ = every_;
   }
   [[nodiscard]] bool automatic() const { return !fixed_; }
+  /// The rank did something else (waited, communicated) since the last
+  /// check: the next estimate measures from `now`, so that only the time of
+  /// the iterations executed counts (a stealing owner between pieces).
+  void resume(double now) {
+    if (last_ >= 0.0) last_ = now;
+  }
 
  private:
   bool fixed_ = false;

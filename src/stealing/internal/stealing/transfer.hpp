@@ -30,6 +30,7 @@ struct Message {
   std::int64_t a = 0;
   std::int64_t b = 0;
   std::int64_t c = 0;
+  std::int64_t d = 0;
   std::int64_t bytes = -1;  ///< the items' packet size when their mover is serialized, else -1
 };
 
@@ -44,8 +45,10 @@ class Outbox {
 
   /// Sends `header` (kTagControl) to `dest`, then items [from.at, from.at +
   /// k) of `from` through `mover` (on `data_tag`), when `mover` is not null.
-  /// Sets header.bytes. Returns the seconds it took to post them.
-  double send(MPI_Comm comm, int dest, Message header, Mover* mover, const Place& from, Index k, int data_tag);
+  /// Sets header.bytes. When the sends completed, `from`'s buffer (if any)
+  /// is released with mover->free_buffer when `release` is set.
+  void send(MPI_Comm comm, int dest, Message header, Mover* mover, const Place& from, Index k, int data_tag,
+            bool release = false);
   /// Sends a control message alone.
   void send(MPI_Comm comm, int dest, const Message& m);
   /// Frees what completed; true when nothing is pending.
@@ -59,7 +62,10 @@ class Outbox {
     Message header;
     Packet packet;
     MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    Mover* mover = nullptr;    // with `buffer`: released when done
+    void* buffer = nullptr;
   };
+  static void release(Pending& p) noexcept;
   std::list<Pending> pending_;
 };
 
