@@ -63,6 +63,7 @@ class LeaderWorkers final : public st::Engine {
     };
     if (run.rank() == leader) {
       for (std::int64_t id = hand_out(); id >= 0; id = hand_out()) {
+        ++fig.steal_attempts;  // the leader asks itself
         received(id);
         runner.execute(id);
       }

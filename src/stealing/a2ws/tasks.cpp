@@ -77,7 +77,6 @@ TaskRunner::TaskRunner(st::Run& run, const TaskSpace& space)
 
 TaskRunner::~TaskRunner() {
   run_.progress().abandon(slot_);
-  for (void* b : result_buffers_) run_.out()->free_buffer(b);
 }
 
 void TaskRunner::post_inbox() {
@@ -190,8 +189,7 @@ double TaskRunner::execute(std::int64_t id) {
       st::Message h = message(kResults);
       h.a = c.begin;
       h.b = c.size;
-      outbox_.send(comm_, owner, h, out, pout, c.size, st::kTagResults);
-      result_buffers_.push_back(pout.buffer);
+      outbox_.send(comm_, owner, h, out, pout, c.size, st::kTagResults, /*release=*/true);
       run_.steal_figures().result_time += st::Run::now() - t0;
     }
   }
@@ -213,8 +211,6 @@ void TaskRunner::finish() {
     while (open_ > 0) wait_one();
   }
   outbox_.drain();
-  for (void* b : result_buffers_) run_.out()->free_buffer(b);
-  result_buffers_.clear();
   run_.exited();
 }
 

@@ -14,7 +14,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <list>
 #include <vector>
 
 #include "runtime/progress.hpp"
@@ -104,7 +103,6 @@ class TaskRunner final : rt::ProgressEngine::Handler {
   int slot_ = -1;
   st::Message inbox_;
   st::Outbox outbox_;
-  std::list<void*> result_buffers_;  // results in flight to their owners (freed at the end)
   bool items_ready_ = false;         // the header of the items this rank asked for
   st::Message items_header_;
   Index open_ = 0;                   // iterations this rank owns whose results are not in
