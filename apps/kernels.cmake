@@ -10,7 +10,10 @@ cmake_path(GET _lb4mpi_apps_dir PARENT_PATH _lb4mpi_root)
 add_library(lb4mpi_apps_kernels STATIC
   ${_lb4mpi_apps_dir}/common/png.cpp
   ${_lb4mpi_apps_dir}/common/timing.cpp
+  ${_lb4mpi_apps_dir}/cube/cube_kernel.cpp
   ${_lb4mpi_apps_dir}/mandelbrot/mandelbrot_kernel.cpp
+  ${_lb4mpi_apps_dir}/particles/particles_kernel.cpp
+  ${_lb4mpi_apps_dir}/pisolver/pisolver_kernel.cpp
   ${_lb4mpi_apps_dir}/pisolver_stream/pisolver_stream_kernel.cpp
   ${_lb4mpi_apps_dir}/psia/psia_kernel.cpp
   ${_lb4mpi_apps_dir}/synthetic/synthetic_kernel.cpp)

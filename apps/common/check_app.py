@@ -141,6 +141,41 @@ def check_summary(s, np, technique, mode, errors, where):
     check_balance(s, np, errors, where)
 
 
+STEAL_REQUIRED = {
+    "balancer": str, "steal_amount": str, "victim": str, "steal_attempts": int, "successful_steals": int,
+    "iterations_stolen": int, "cov_rank_times": (int, float), "send_time_per_steal_s": (int, float),
+    "recv_time_per_steal_s": (int, float), "steals_per_rank": list, "iterations_stolen_per_rank": list,
+    "iterations_given_per_rank": list, "rejects_per_rank": list,
+}
+
+
+def check_steals(s, np, args, errors, where):
+    """The stealing figures of an owned loop's summary (apps/common/owned.hpp):
+    present, per-rank lists of P entries, iterations given = iterations
+    stolen, steals <= attempts, no steals without a balancer, the balancer
+    as asked with --balancer."""
+    for key, kind in STEAL_REQUIRED.items():
+        if not isinstance(s.get(key), kind) or (kind is int and isinstance(s.get(key), bool)):
+            errors.append(f"{where}: owned loop: '{key}' missing or {s.get(key)!r}")
+            return
+    for key in ("steals_per_rank", "iterations_stolen_per_rank", "iterations_given_per_rank", "rejects_per_rank"):
+        if len(s[key]) != np:
+            errors.append(f"{where}: {key} has {len(s[key])} entries for {np} ranks")
+    if sum(s["iterations_given_per_rank"]) != s["iterations_stolen"] or \
+            sum(s["iterations_stolen_per_rank"]) != s["iterations_stolen"]:
+        errors.append(f"{where}: iterations given {sum(s['iterations_given_per_rank'])} / stolen per rank "
+                      f"{sum(s['iterations_stolen_per_rank'])} != iterations_stolen {s['iterations_stolen']}")
+    if s["successful_steals"] > s["steal_attempts"]:
+        errors.append(f"{where}: {s['successful_steals']} steals in {s['steal_attempts']} attempts")
+    if s["balancer"] == "none" and (s["steal_attempts"] or s["iterations_stolen"]):
+        errors.append(f"{where}: balancer none, yet {s['iterations_stolen']} iterations stolen")
+    asked = option_value(args, "--balancer")
+    if asked and asked != s["balancer"]:
+        errors.append(f"{where}: balancer = {s['balancer']}, asked {asked}")
+    if s["mode"] != "owned":
+        errors.append(f"{where}: mode = {s['mode']}, an owned loop reports 'owned'")
+
+
 LOOP_REQUIRED = {
     "technique": str, "mode": str, "loop_iterations": int, "iterations": int,
     "t_par_s": (int, float), "checksum": str, "chunks": int,
@@ -282,6 +317,8 @@ def main():
                 loop_checksums[run] = check_loops(s, args, errors, where, a.expect_technique)
         else:
             check_summary(s, np, technique or a.expect_technique, mode, errors, where)
+            if "balancer" in s:
+                check_steals(s, np, args, errors, where)
         checksums[run] = s.get("checksum")
         print(f"{where} {s.get('technique')}/{s.get('mode')} ranks={s.get('ranks')} "
               f"t_par={s.get('t_par_s', 0):.4f}s chunks={s.get('chunks')} checksum={s.get('checksum')}")
