@@ -1,6 +1,6 @@
 // A2WS's pure parts, without MPI: the steal equations (`002` Eq. 2-10), the
 // packed head/tail word under every interleaving a random schedule draws,
-// the ring layout of `002` §2.1 and the speed factors.
+// and the ring layout of `002` §2.1.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +12,6 @@
 #include "a2ws/packed_deque.hpp"
 #include "a2ws/ring_layout.hpp"
 #include "a2ws/smart.hpp"
-#include "a2ws/speeds.hpp"
 
 namespace a2ws = lb4mpi::a2ws;
 
@@ -348,23 +347,4 @@ TEST(RingLayout, EverySlotHasOneWriterAndInformationSpreadsInRadiusHops) {
       for (int i = 0; i < p; ++i)
         for (int s = 0; s < ls[i].slots(); ++s) EXPECT_EQ(info[i][s], ls[i].rank_at(s)) << p << " " << r;
     }
-}
-
-// ---------------------------------------------------------------- speeds
-
-TEST(Speeds, ParsesListsAndTheTable2Mix) {
-  EXPECT_EQ(a2ws::parse_speeds("", 3), (std::vector<double>{1, 1, 1}));
-  EXPECT_EQ(a2ws::parse_speeds("1,2,4", 4), (std::vector<double>{0.25, 0.5, 1, 0.25}));
-  const auto t2 = a2ws::parse_speeds("table2", 8);
-  EXPECT_EQ(t2, (std::vector<double>{1, 1, 16 / 24.0, 8 / 24.0, 4 / 24.0, 2 / 24.0, 1 / 24.0, 1 / 24.0}));
-  EXPECT_EQ(a2ws::parse_speeds("table2", 16)[15], 1 / 24.0);
-  EXPECT_DOUBLE_EQ(a2ws::stretched(0.5, 0.25), 2.0);
-  for (const char* bad : {"1,,2", "0", "-1", "x", "1,2a", "inf"}) {
-    try {
-      (void)a2ws::parse_speeds(bad, 4);
-      ADD_FAILURE() << bad;
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("table2"), std::string::npos) << e.what();
-    }
-  }
 }
