@@ -2,8 +2,10 @@
 // a 3-D acoustic wave simulation (Eq. 12, finite differences) from its
 // source through a shared velocity model, recorded by receivers on the
 // surface (apps/seismic/seismic_kernel.hpp). Every rank owns a block of the
-// shots (their source positions) and keeps the checksums of their traces;
-// the balancer moves shots to the ranks that run them and the checksums back.
+// shots and keeps the checksums of their traces; the balancer moves shots
+// (their numbers: a shot's source position follows from its number, as
+// from an acquisition plan every rank reads) to the ranks that run them
+// and the checksums back to the owners.
 //
 //   mpiexec -n 8 lb4mpi-seismic --shots 480 --balancer a2ws --radius 2 --speeds 24,24,16,8,4,2,1,1
 //
@@ -83,18 +85,17 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   const sei::Model model = sei::make_model(p);
   const lb4mpi::Index first = apps::block_start(p.shots, ctx.size(), ctx.rank());
   const lb4mpi::Index last = apps::block_start(p.shots, ctx.size(), ctx.rank() + 1);
-  std::vector<sei::Shot> shots;
-  for (lb4mpi::Index i = first; i < last; ++i) shots.push_back(sei::shot_of(p, i));
-  std::vector<std::uint64_t> traces(shots.size());
+  std::vector<std::uint64_t> traces(static_cast<std::size_t>(last - first));
   std::vector<float> scratch, samples;
   const auto steps = apps::run_owned_steps(ctx, owned.repeat(), [&] {
     apps::OwnedStep s;
-    s.report = lb4mpi::owned_for(ctx.comm(), first, last, lb4mpi::ArrayData<sei::Shot>(shots),
+    s.report = lb4mpi::owned_for(ctx.comm(), first, last, lb4mpi::NoData{},
                                  lb4mpi::ArrayData<std::uint64_t>(traces), loop_opt,
-                                 [&](lb4mpi::Chunk, std::span<sei::Shot> in, std::span<std::uint64_t> out) {
-                                   for (std::size_t k = 0; k < in.size(); ++k) {
+                                 [&](lb4mpi::Chunk c, lb4mpi::NoView, std::span<std::uint64_t> out) {
+                                   for (std::size_t k = 0; k < out.size(); ++k) {
                                      const auto t0 = std::chrono::steady_clock::now();
-                                     out[k] = sei::run_shot(model, in[k], scratch, samples);
+                                     const sei::Shot shot = sei::shot_of(p, c.begin + static_cast<lb4mpi::Index>(k));
+                                     out[k] = sei::run_shot(model, shot, scratch, samples);
                                      if (slowdown > 1.0) {
                                        std::this_thread::sleep_for((std::chrono::steady_clock::now() - t0) *
                                                                    (slowdown - 1.0));

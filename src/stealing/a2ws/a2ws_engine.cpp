@@ -88,10 +88,11 @@ class A2ws final : public st::Engine {
     }
   }
 
-  // This rank's entry (`002` §2.1): n_i = tasks run + held (+ the running one).
+  // This rank's entry (`002` §2.1): n_i = the tasks it still has to run,
+  // held and running (a2ws/smart.hpp: why not those it ran too).
   static void publish(State& s, bool running) {
     PeerView me;
-    me.tasks = static_cast<double>(s.executed + s.deque.held() + (running ? 1 : 0));
+    me.tasks = static_cast<double>(s.deque.held() + (running ? 1 : 0));
     me.task_time = s.executed > 0 ? s.work / static_cast<double>(s.executed) : 0.0;
     me.left = static_cast<double>(s.deque.stealable());
     s.ring.set_self(me);

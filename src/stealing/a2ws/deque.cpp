@@ -58,17 +58,26 @@ std::int64_t TaskDeque::take() {
 }
 
 void TaskDeque::push(std::span<const std::int64_t> tasks) {
-  const auto m = static_cast<std::int64_t>(tasks.size());
-  const std::int64_t fit = std::min(m, owner_.head());
-  // What does not fit stays private (taken from the back: in the order given).
-  for (std::int64_t i = m - 1; i >= fit; --i) private_.push_back(tasks[static_cast<std::size_t>(i)]);
-  if (fit == 0) return;
-  std::copy_n(tasks.begin(), fit, base_ + 1 + (owner_.head() - fit));
-  // The slots are visible to other ranks' MPI_Get before the atomic that publishes them.
-  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
-  const std::int64_t d = owner_.push_delta(fit);
-  const Slots lost = owner_.pushed(fit, d, fetch_add(rank_, d));
-  for (std::int64_t s = lost.first + lost.count - 1; s >= lost.first; --s) private_.push_back(base_[1 + s]);
+  std::vector<std::int64_t> todo(tasks.begin(), tasks.end());
+  // Thieves that over-claimed between the owner's last atomic and its push
+  // leave the top of the push out of their reach; the push's atomic tells
+  // the owner exactly which tasks, and it pushes them again (the word is
+  // then exact unless yet another over-claim came in between). After a few
+  // rounds, what is left stays private.
+  for (int round = 0; round < 4 && !todo.empty(); ++round) {
+    const auto m = static_cast<std::int64_t>(todo.size());
+    const std::int64_t fit = std::min(m, owner_.head());
+    if (fit == 0) break;
+    // What does not fit stays private (taken from the back: in the order given).
+    for (std::int64_t i = m - 1; i >= fit; --i) private_.push_back(todo[static_cast<std::size_t>(i)]);
+    std::copy_n(todo.begin(), fit, base_ + 1 + (owner_.head() - fit));
+    // The slots are visible to other ranks' MPI_Get before the atomic that publishes them.
+    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+    const std::int64_t d = owner_.push_delta(fit);
+    const Slots lost = owner_.pushed(fit, d, fetch_add(rank_, d));
+    todo.assign(base_ + 1 + lost.first, base_ + 1 + lost.first + lost.count);
+  }
+  for (auto t = todo.rbegin(); t != todo.rend(); ++t) private_.push_back(*t);
 }
 
 TaskDeque::Stolen TaskDeque::steal(int victim, std::int64_t k) {

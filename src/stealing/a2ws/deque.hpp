@@ -29,9 +29,10 @@ class TaskDeque {
   /// The next task: first those a push could not make stealable, then the
   /// head of the deque (one atomic); -1 when the deque is empty.
   std::int64_t take();
-  /// Adds `tasks` at the head (the first taken first). What does not fit
-  /// below the head, or what thieves could no longer reach, stays private
-  /// to the owner (taken first, never stolen).
+  /// Adds `tasks` at the head (the first taken first). Tasks that thieves
+  /// could no longer reach (they over-claimed meanwhile) are pushed again;
+  /// what does not fit below the head, or is still out of reach after a
+  /// few rounds, stays private to the owner (taken first, never stolen).
   void push(std::span<const std::int64_t> tasks);
   /// Tasks this rank still holds as of its last atomic: in its deque
   /// (thieves may have taken some since) and private.

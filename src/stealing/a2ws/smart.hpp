@@ -6,6 +6,16 @@
 // is n * t_j. (Eq. 6 of `002` prints U(S) = (n_k + S) / t_k, which is a time
 // only when t_k is read as a speed; Eq. 2-5 and 9-10 use t_j as a time per
 // task, and so does this file throughout: U(S) = (n_k + S) * t_k.)
+//
+// n_j. `002` counts in n_j the tasks j executed and those it still has, so
+// that n_j t_j is j's finish time if j computed without a pause since the
+// start. lb4mpi's engine passes the tasks j still has to run (held and
+// running): then n_j t_j is the time j still needs, and the equations
+// equalize finish times from now on, whatever each rank lost to waiting,
+// stealing and sharing a core. The equations are the same; only what n_j
+// counts differs. (With executed tasks counted, a thief that had waited
+// found a pair "balanced" by n t while its victim still held 59 tasks and
+// left 1.1 s early: docs/A2WS.md.)
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -15,7 +25,7 @@ namespace lb4mpi::a2ws {
 
 /// What one rank knows of rank j of its subsystem (`002` §2.1).
 struct PeerView {
-  double tasks = 0.0;      ///< n_j: tasks of j, those executed and those still to run
+  double tasks = 0.0;      ///< n_j: tasks of j still to run (see the header)
   double task_time = 0.0;  ///< t_j: j's mean task run time [s]; 0: no task finished yet
   double left = 0.0;       ///< tasks in j's deque that a thief may take
 };

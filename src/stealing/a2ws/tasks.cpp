@@ -138,7 +138,10 @@ void TaskRunner::receive_results(const st::Message& m, int source) {
 }
 
 void TaskRunner::poll() {
-  run_.progress().poll();
+  // Everything that arrived: one poll completes one message of a slot, and
+  // a leader's or owner's requests queue up while it computes.
+  while (run_.progress().poll() > 0) {
+  }
   outbox_.progress();
   if (between) between();
 }
