@@ -114,7 +114,7 @@ def main():
               f"shots, median of {a.repeats} rounds (R = {ranks // 2} reaches every rank)\n")
         print("| R | " + " | ".join(str(r) for r in radii) + " |")
         print("|---|" + "---|" * len(radii))
-        print("| T_par | " + " | ".join(f"{statistics.median(t[f"R={r}"]):.3f} s" for r in radii) + " |")
+        print("| T_par | " + " | ".join(f"{statistics.median(t[f'R={r}']):.3f} s" for r in radii) + " |")
         print("| min-max | " + " | ".join(f"{min(t[f'R={r}']):.2f}-{max(t[f'R={r}']):.2f}" for r in radii) + " |")
 
 
