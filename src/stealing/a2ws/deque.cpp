@@ -10,39 +10,46 @@ namespace lb4mpi::a2ws {
 
 using rt::check_mpi;
 
-TaskDeque::TaskDeque(MPI_Comm comm, std::int64_t capacity, std::span<const std::int64_t> tasks) {
-  check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
-  check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
-  const auto n = static_cast<std::int64_t>(tasks.size());
-  capacity = std::min(std::max(capacity, n), kMaxCapacity);
+std::int64_t TaskDeque::fitted(std::int64_t capacity, std::size_t tasks) {
+  const auto n = static_cast<std::int64_t>(tasks);
   if (n > kMaxCapacity) {
     throw Error("lb4mpi: a2ws: " + std::to_string(n) + " tasks on one rank, at most " +
                 std::to_string(kMaxCapacity) + " fit a deque (make tasks larger: break_after)");
   }
+  return std::min(std::max(capacity, n), kMaxCapacity);
+}
+
+TaskDeque::TaskDeque(MPI_Comm comm, std::int64_t capacity, std::span<const std::int64_t> tasks)
+    : capacity_(fitted(capacity, tasks.size())),
+      window_(comm, static_cast<std::size_t>(1 + capacity_) * sizeof(std::int64_t), sizeof(std::int64_t)),
+      win_(window_.win()),
+      base_(static_cast<std::int64_t*>(window_.base())) {
+  check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+  const auto n = static_cast<std::int64_t>(tasks.size());
   capacities_.resize(static_cast<std::size_t>(size_));
-  rt::allgather(&capacity, 1, MPI_INT64_T, capacities_.data(), comm);
-  const auto bytes = static_cast<MPI_Aint>((1 + capacity) * static_cast<std::int64_t>(sizeof(std::int64_t)));
-  check_mpi(MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, comm, &base_, &win_), "MPI_Win_allocate");
-  check_mpi(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
-  owner_ = OwnerEnd(capacity, n);
+  rt::allgather(&capacity_, 1, MPI_INT64_T, capacities_.data(), comm);
+  owner_ = OwnerEnd(capacity_, n);
   base_[0] = owner_.initial_word();
   std::int64_t* slots = base_ + 1;
-  std::fill(slots, slots + capacity - n, -1);
-  std::copy(tasks.begin(), tasks.end(), slots + (capacity - n));
+  std::fill(slots, slots + capacity_ - n, -1);
+  std::copy(tasks.begin(), tasks.end(), slots + (capacity_ - n));
   rt::barrier(comm);  // every deque is in place before anyone steals
-  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  window_.lock_all();
 }
 
-TaskDeque::~TaskDeque() {
-  if (win_ == MPI_WIN_NULL) return;
-  MPI_Win_unlock_all(win_);
-  MPI_Win_free(&win_);  // collective: every rank destroys its deque
-}
-
+// One atomic on `target`'s word: MPI_Get_accumulate (= MPI_Fetch_and_op)
+// as a request, completed by polling that yields the core (rt::wait): the
+// result's arrival means the operation was carried out at the target.
+// (MPI_Win_flush spins inside MPICH without yielding: with more ranks than
+// cores each atomic cost a scheduler time slice.)
 std::int64_t TaskDeque::fetch_add(int target, std::int64_t delta) {
   std::int64_t before = 0;
-  check_mpi(MPI_Fetch_and_op(&delta, &before, MPI_INT64_T, target, 0, MPI_SUM, win_), "MPI_Fetch_and_op");
-  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush");
+  MPI_Request r = MPI_REQUEST_NULL;
+  check_mpi(MPI_Rget_accumulate(&delta, 1, MPI_INT64_T, &before, 1, MPI_INT64_T, target, 0, 1, MPI_INT64_T, MPI_SUM,
+                                win_, &r),
+            "MPI_Rget_accumulate");
+  rt::wait(r, MPI_STATUS_IGNORE, "MPI_Rget_accumulate");
   return before;
 }
 
@@ -89,19 +96,17 @@ TaskDeque::Stolen TaskDeque::steal(int victim, std::int64_t k) {
   out.left = tasks_in(decode(before + delta(0, k)), cap);
   if (got.count > 0) {
     out.tasks.resize(static_cast<std::size_t>(got.count));
-    check_mpi(MPI_Get(out.tasks.data(), static_cast<int>(got.count), MPI_INT64_T, victim, 1 + got.first,
-                      static_cast<int>(got.count), MPI_INT64_T, win_),
-              "MPI_Get");
-    check_mpi(MPI_Win_flush(victim, win_), "MPI_Win_flush");
+    MPI_Request r = MPI_REQUEST_NULL;
+    check_mpi(MPI_Rget(out.tasks.data(), static_cast<int>(got.count), MPI_INT64_T, victim, 1 + got.first,
+                       static_cast<int>(got.count), MPI_INT64_T, win_, &r),
+              "MPI_Rget");
+    rt::wait(r, MPI_STATUS_IGNORE, "MPI_Rget");
   }
   return out;
 }
 
 std::int64_t TaskDeque::peek(int victim) {
-  std::int64_t word = 0;
-  check_mpi(MPI_Fetch_and_op(nullptr, &word, MPI_INT64_T, victim, 0, MPI_NO_OP, win_), "MPI_Fetch_and_op");
-  check_mpi(MPI_Win_flush(victim, win_), "MPI_Win_flush");
-  return tasks_in(decode(word), capacities_[static_cast<std::size_t>(victim)]);
+  return tasks_in(decode(fetch_add(victim, 0)), capacities_[static_cast<std::size_t>(victim)]);
 }
 
 }  // namespace lb4mpi::a2ws

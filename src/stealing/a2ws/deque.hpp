@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "a2ws/packed_deque.hpp"
+#include "a2ws/window.hpp"
 
 namespace lb4mpi::a2ws {
 
@@ -21,7 +22,7 @@ class TaskDeque {
   /// with `tasks` (the first is taken first). capacity >= tasks.size().
   TaskDeque(MPI_Comm comm, std::int64_t capacity, std::span<const std::int64_t> tasks);
   /// Collective (MPI_Win_free): every rank must be past its last access.
-  ~TaskDeque();
+  ~TaskDeque() = default;
   TaskDeque(const TaskDeque&) = delete;
   TaskDeque& operator=(const TaskDeque&) = delete;
 
@@ -56,8 +57,11 @@ class TaskDeque {
 
  private:
   std::int64_t fetch_add(int target, std::int64_t delta);
-  MPI_Win win_ = MPI_WIN_NULL;
-  std::int64_t* base_ = nullptr;  // [0] the word, [1 + s] slot s
+  static std::int64_t fitted(std::int64_t capacity, std::size_t tasks);
+  std::int64_t capacity_;
+  Window window_;                 // [0] the word, [1 + s] slot s
+  MPI_Win win_;
+  std::int64_t* base_;
   int rank_ = 0;
   int size_ = 1;
   std::vector<std::int64_t> capacities_;  // every rank's

@@ -14,6 +14,7 @@
 
 #include "a2ws/ring_layout.hpp"
 #include "a2ws/smart.hpp"
+#include "a2ws/window.hpp"
 
 namespace lb4mpi::a2ws {
 
@@ -23,7 +24,7 @@ class RingInfo {
   /// rank in slot s before it hears from it (A2WS: its static share).
   RingInfo(MPI_Comm comm, const RingLayout& layout, std::span<const PeerView> initial);
   /// Collective (MPI_Win_free): every rank must be past its last exchange.
-  ~RingInfo();
+  ~RingInfo() = default;
   RingInfo(const RingInfo&) = delete;
   RingInfo& operator=(const RingInfo&) = delete;
 
@@ -37,7 +38,8 @@ class RingInfo {
   void set(int slot, const PeerView& v);
   /// Reads what the neighbours put since the last call (news replaces the
   /// view), then puts the entries that changed into the neighbours' windows
-  /// and flushes them. Returns the number of entries sent.
+  /// (locally complete by the next call; remotely at the latest when the
+  /// window goes). Returns the number of entries sent.
   int exchange();
   /// Entries put so far (for the figures).
   [[nodiscard]] std::int64_t sent() const { return sent_; }
@@ -51,11 +53,14 @@ class RingInfo {
   void mark(int slot);
 
   RingLayout layout_;
-  MPI_Win win_ = MPI_WIN_NULL;
-  std::uint64_t* base_ = nullptr;  // slots() entries of kWords words
+  MPI_Comm comm_;
+  Window window_;                  // slots() entries of kWords words
+  MPI_Win win_;
+  std::uint64_t* base_;
   std::vector<PeerView> view_;
   std::vector<Entry> heard_;       // the last valid entry read from the window, per slot
   std::vector<Entry> staged_;      // what a put sends, kept until its flush
+  std::vector<int> unflushed_;     // neighbours with puts not yet locally complete
   std::vector<char> dirty_left_, dirty_right_;
   std::int64_t sent_ = 0;
 };
