@@ -2,12 +2,14 @@
 // epoch (MPI_Win_lock_all) from creation to destruction: what A2WS's deques
 // and ring information live in.
 //
-// Not MPI_Win_allocate: with MPICH 4.0.2 over UCX 1.13 (Debian 12) a rank's
-// atomics on its own part of an MPI_Win_allocate window land in another
-// rank's memory (ranks 1 and 3 of 4 added to ranks 0 and 2; fixed upstream
-// by pmodels/mpich#6140, "ch4/ucx: Only set window base pointer when
-// allocating"). MPI_Alloc_mem + MPI_Win_create is correct there and costs
-// the same.
+// MPI_Win_allocate, but under MPICH MPI_Alloc_mem + MPI_Win_create: with
+// MPICH 4.0.2 over UCX 1.13 (Debian 12) a rank's atomics on its own part of
+// an MPI_Win_allocate window land in another rank's memory (ranks 1 and 3
+// of 4 added to ranks 0 and 2; fixed upstream by pmodels/mpich#6140,
+// "ch4/ucx: Only set window base pointer when allocating"), and Open MPI
+// 4.1 cannot create a window over user memory without a single-copy
+// mechanism (OMPI_MCA_btl_vader_single_copy_mechanism=none, as in the
+// tests: MPI_ERR_WIN), while its MPI_Win_allocate is fine.
 #pragma once
 #include <mpi.h>
 
@@ -35,6 +37,7 @@ class Window {
   MPI_Comm comm_;
   MPI_Win win_ = MPI_WIN_NULL;
   void* base_ = nullptr;
+  bool owns_memory_ = false;  // MPI_Alloc_mem'd (MPICH)
   bool locked_ = false;
 };
 
