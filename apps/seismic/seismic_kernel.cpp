@@ -109,7 +109,8 @@ void simulate(const Model& m, const Shot& s, std::vector<float>& scratch, std::v
   scratch.assign(2 * n, 0.0f);
   float* prev = scratch.data();
   float* cur = scratch.data() + n;
-  const std::size_t sx = 1, sy = static_cast<std::size_t>(p.nx), sz = sy * static_cast<std::size_t>(p.ny);
+  // Signed strides: c[x - sy] must not wrap around (x - sy < 0 near the borders of a row).
+  const std::ptrdiff_t sx = 1, sy = p.nx, sz = sy * p.ny;
   const std::size_t src = at(p, s.sx, s.sy, s.sz);
   const float source_scale = m.courant2[src];
   const int receivers = p.receivers * p.receivers;
@@ -130,7 +131,7 @@ void simulate(const Model& m, const Shot& s, std::vector<float>& scratch, std::v
         float* o = prev + row;
         const float* k = m.courant2.data() + row;
         const float* d = m.damping.data() + row;
-        for (int x = 1; x < p.nx - 1; ++x) {
+        for (std::ptrdiff_t x = 1; x < p.nx - 1; ++x) {
           const float lap = c[x - sx] + c[x + sx] + c[x - sy] + c[x + sy] + c[x - sz] + c[x + sz] - 6.0f * c[x];
           o[x] = d[x] * (2.0f * c[x] - d[x] * o[x] + k[x] * lap);
         }
