@@ -6,15 +6,18 @@ workload imbalance (--imbalance PCT: rank 0 owns PCT % of the work on top of
 its equal share), without balancing (--balancer none) and with relayed
 stealing for every victim selection x steal amount (the paper's set: the
 ratios 25/35/50 % and the techniques SS, FSC, mFSC, GSS, TSS, FAC2, WF).
-One repeat runs every cell once, the cells of one imbalance in a row, none
-first, so that each stealing run has a no-balancing run of the same round
-to compare with (the machine is shared and noisy). For each cell: the
-median T_par over the repeats, and the improvement over no balancing,
-100 (1 - T_par / T_par(none)), as the median of the per-round ratios.
-Writes every run's JSON summary (with `cell` and `round` added) to
-OUT/runs.jsonl and prints a Markdown table.
+The machine is shared and noisy (the CPU share of a run can change several
+fold from one run to the next), so every stealing run is paired with a
+no-balancing run right before it, and each run executes the loop --steps
+times (the app's --repeat) and counts the median of its executions' T_par.
+One round runs every pair once. For each cell: the median T_par over the
+rounds, and the improvement over no balancing, 100 (1 - T_par /
+T_par(none)), as the median of the per-pair ratios. Writes every run's JSON
+summary (with `cell`, `round` and `t_par_median_s` added) to OUT/runs.jsonl
+and prints a Markdown table.
 
-  run_stealing_bench.py --build build/release --out /tmp/steal --ranks 2 --repeats 5
+  run_stealing_bench.py --build build/release --out /tmp/steal_p2 --ranks 2 --repeats 5 --victims random
+  run_stealing_bench.py --build build/release --out /tmp/steal_p4 --ranks 4 --repeats 3 --extra "--ranks-per-node 2"
 """
 import argparse
 import json
@@ -37,7 +40,8 @@ def main():
     ap.add_argument("--build", required=True, help="a Release build folder (apps/lb4mpi-pisolver)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=5, help="rounds")
+    ap.add_argument("--steps", type=int, default=3, help="executions of the loop per run (--repeat)")
     ap.add_argument("--imbalances", default="0,20,30,40")
     ap.add_argument("--amounts", default=AMOUNTS)
     ap.add_argument("--victims", default=VICTIMS)
@@ -56,25 +60,35 @@ def main():
                           + a.extra.split()))
     imbalances = [int(x) for x in a.imbalances.split(",")]
     runs = os.path.join(a.out, "runs.jsonl")
-    t_par = {}  # (imbalance, cell) -> [T_par per round]
+    t_par = {}  # (imbalance, cell) -> [median T_par per run]
+    ratio = {}  # (imbalance, cell) -> [T_par / T_par(none) of its pair]
+
+    def run(out, imb, name, args, rnd):
+        cmd = [a.mpiexec, "-n", str(a.ranks), app, *a.app_args.split(), "--imbalance", str(imb),
+               "--repeat", str(a.steps), *args]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        if p.returncode != 0:
+            sys.exit(f"run_stealing_bench: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
+        s = summary_of(p.stdout)
+        t = statistics.median(st["t_par_s"] for st in s["steps"])
+        s["cell"], s["round"], s["t_par_median_s"] = name, rnd, t
+        out.write(json.dumps(s) + "\n")
+        out.flush()
+        t_par.setdefault((imb, name), []).append(t)
+        return t
+
     with open(runs, "w") as out:
         for rnd in range(a.repeats):
             for imb in imbalances:
-                for name, args in cells:
-                    cmd = [a.mpiexec, "-n", str(a.ranks), app, *a.app_args.split(), "--imbalance", str(imb), *args]
-                    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-                    if p.returncode != 0:
-                        sys.exit(f"run_stealing_bench: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
-                    s = summary_of(p.stdout)
-                    s["cell"], s["round"] = name, rnd
-                    out.write(json.dumps(s) + "\n")
-                    out.flush()
-                    t_par.setdefault((imb, name), []).append(s["t_par_s"])
+                for name, args in cells[1:]:
+                    base = run(out, imb, "none", cells[0][1], rnd)
+                    ratio.setdefault((imb, name), []).append(run(out, imb, name, args, rnd) / base)
                 print(f"round {rnd + 1}/{a.repeats}, imbalance {imb} %: none {t_par[(imb, 'none')][-1]:.3f} s",
                       file=sys.stderr)
 
-    print(f"T_par of lb4mpi-pisolver {a.app_args} on {a.ranks} ranks, median of {a.repeats} rounds; "
-          "in brackets the improvement over no balancing (median of per-round ratios)\n")
+    print(f"T_par of lb4mpi-pisolver {a.app_args} {a.extra} on {a.ranks} ranks: median over {a.repeats} rounds "
+          f"of each run's median of {a.steps} executions; in brackets the improvement over no balancing "
+          "(median of the ratios to the no-balancing run paired with each run)\n")
     print("| cell | " + " | ".join(f"{i} %" for i in imbalances) + " |")
     print("|---|" + "---|" * len(imbalances))
     best = {}
@@ -82,8 +96,7 @@ def main():
         row = []
         for imb in imbalances:
             ts = t_par[(imb, name)]
-            base = t_par[(imb, "none")]
-            gain = statistics.median(100.0 * (1.0 - t / b) for t, b in zip(ts, base))
+            gain = 0.0 if name == "none" else statistics.median(100.0 * (1.0 - r) for r in ratio[(imb, name)])
             if name != "none" and (imb not in best or gain > best[imb][1]):
                 best[imb] = (name, gain)
             row.append(f"{statistics.median(ts):.3f} s" + ("" if name == "none" else f" ({gain:+.1f} %)"))

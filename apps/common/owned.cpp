@@ -40,7 +40,7 @@ OwnedCli::OwnedCli(Cli& cli, const StealOptions& base)
   cli.option("--repeat", repeat_, "run the loop K times (time steps) and report each").show_default().at_least(1);
 }
 
-StealOptions OwnedCli::options() const {
+StealOptions OwnedCli::options(int ranks) const {
   StealOptions o = base_;
   const auto named = [](const char* flag, auto parse, const std::string& text) {
     try {
@@ -78,6 +78,7 @@ StealOptions OwnedCli::options() const {
   o.origin["amount"] = "--steal-amount " + amount_;
   o.origin["speeds"] = "--speeds " + speeds_;
   o.origin["ranks_per_node"] = "--ranks-per-node " + std::to_string(ranks_per_node_);
+  o.validate(ranks);
   return o;
 }
 

@@ -39,9 +39,9 @@ class OwnedCli {
  public:
   /// Registers the flags, their defaults from `base` (StealOptions::from_env()).
   OwnedCli(Cli& cli, const StealOptions& base);
-  /// `base` with the parsed flags on top; throws lb4mpi::Error naming the
-  /// flag and the valid values.
-  [[nodiscard]] StealOptions options() const;
+  /// `base` with the parsed flags on top, validated for `ranks` ranks;
+  /// throws lb4mpi::Error naming the flag and the valid values.
+  [[nodiscard]] StealOptions options(int ranks) const;
   [[nodiscard]] int repeat() const { return repeat_; }
 
  private:

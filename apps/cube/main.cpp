@@ -32,8 +32,7 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   cli.option("--max-iter", p.max_iter, "a cell's most iterations").show_default().at_least(1);
   ctx.parse(cli, argc, argv);
   p.validate(ctx.size());
-  const lb4mpi::StealOptions opt = owned.options();
-  opt.validate(ctx.size());
+  const lb4mpi::StealOptions opt = owned.options(ctx.size());
 
   const lb4mpi::Index first = apps::block_start(p.nx, ctx.size(), ctx.rank());
   const int nx = static_cast<int>(apps::block_start(p.nx, ctx.size(), ctx.rank() + 1) - first);

@@ -38,8 +38,7 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   cli.option("--seed", p.seed, "seed of the workloads").show_default();
   ctx.parse(cli, argc, argv);
   p.validate(ctx.size());
-  const lb4mpi::StealOptions opt = owned.options();
-  opt.validate(ctx.size());
+  const lb4mpi::StealOptions opt = owned.options(ctx.size());
 
   const lb4mpi::Index first = apps::block_start(p.iterations, ctx.size(), ctx.rank());
   const lb4mpi::Index last = apps::block_start(p.iterations, ctx.size(), ctx.rank() + 1);

@@ -96,6 +96,12 @@ struct LB4MPI_API StealOptions {
   /// factor per rank; empty = all equal): rank r runs its pieces
   /// max(speeds) / speeds[r] times as long (a busy wait after each piece).
   std::vector<double> speeds;
+  /// `000` Table 4.2's per-rank iteration CSV (LB4MPI_ITERATIONS_INFO, 0/1):
+  /// rank r writes <iterations_dir>/iterations_rank<r>.csv, one row per chunk
+  /// it executed, its own and stolen ones (docs/TRACING.md).
+  bool iterations_info = false;
+  /// Its folder (LB4MPI_DIR_ID; "lb4mpi_iterations" when empty).
+  std::string iterations_dir;
   /// Decentralized balancers (A2WS): radius R of the ring over which ranks
   /// share their progress (`002` §2.1; LB4MPI_A2WS_RADIUS, >= 1).
   int radius = 1;
@@ -465,6 +471,7 @@ struct OwnedLoopArgs {
   Mover* out = nullptr;  ///< null: no results
   std::string in_error;  ///< the descriptions' check() ("" when fine)
   std::string out_error;
+  std::string error;     ///< the front end's own check of this rank ("" when fine)
   OwnedBodyFn body = nullptr;
   void* body_state = nullptr;
 };

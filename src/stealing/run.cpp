@@ -34,6 +34,14 @@ void Run::execute(Chunk c, const Place& in, const Place& out, bool new_chunk) {
   loop_.work_time += t1 - t0;
   loop_.iterations += c.size;
   if (new_chunk) ++loop_.chunks;
+  if (config_.record_chunks) {
+    if (new_chunk || records_.empty()) {
+      records_.push_back(ChunkRecord{c.begin, c.size, t0 - t0_, t1 - t0_});
+    } else {
+      records_.back().size += c.size;
+      records_.back().t_end = t1 - t0_;
+    }
+  }
   loop_.finish_time = t1 - t0_;
   cadence_.executed(c.size);
   cadence_.checked(t1);

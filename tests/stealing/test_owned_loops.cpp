@@ -7,6 +7,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -172,6 +174,16 @@ TEST(OwnedLoops, OwnerChunksFromATechnique) {
   }
 }
 
+// Emulated heterogeneity (speeds): every iteration still once.
+TEST(OwnedLoops, SpeedsSlowRanksDown) {
+  const int p = world_size();
+  const Layout l = layout(30 * p, skewed(p));
+  StealOptions opt;
+  for (int r = 0; r < p; ++r) opt.speeds.push_back(r == 0 ? 0.5 : 1.0);  // rank 0 runs at half speed
+  const Outcome o = run_arrays(l, opt, 10.0, 1.0);
+  expect_correct(o, l, "speeds");
+}
+
 // Steals racing the victim's own progress: the owner looks at its messages
 // after every iteration and thieves take one iteration at a time, so
 // steals from the back meet the owner's front all the time; rank 0 owns
@@ -318,6 +330,33 @@ TEST(OwnedLoops, ObjectsTravelSerialized) {
     if (out[static_cast<std::size_t>(k)] != static_cast<double>(want.history.size()) + want.history.front()) ++bad;
   }
   EXPECT_EQ(sum_all(bad), 0);
+}
+
+// `000` Table 4.2's iteration CSV: every rank writes the chunks it executed,
+// its own and stolen ones; their sizes sum to its iterations.
+TEST(OwnedLoops, IterationsInfoListsEveryChunkARankRan) {
+  const int p = world_size();
+  const Layout l = layout(40 * p, skewed(p));
+  const std::string dir = "owned_iterations_p" + std::to_string(p);
+  StealOptions opt;
+  opt.iterations_info = true;
+  opt.iterations_dir = dir;
+  const Outcome o = run_arrays(l, opt, 10.0, 1.0);
+  expect_correct(o, l, "iterations_info");
+  std::ifstream f(dir + "/iterations_rank" + std::to_string(world_rank()) + ".csv");
+  ASSERT_TRUE(f.good());
+  std::string line;
+  std::getline(f, line);
+  EXPECT_EQ(line, "loop,step,technique,start,size,t_begin_s,t_end_s");
+  Index sum = 0;
+  while (std::getline(f, line)) {
+    std::stringstream row(line);
+    std::string field;
+    for (int k = 0; k < 5 && std::getline(row, field, ','); ++k) {
+      if (k == 4) sum += std::stoll(field);
+    }
+  }
+  EXPECT_EQ(sum, o.report.loop.ranks[static_cast<std::size_t>(world_rank())].iterations);
 }
 
 // ---- bad input: the same error on every rank, before any iteration

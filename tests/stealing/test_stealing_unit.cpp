@@ -67,6 +67,7 @@ TEST(Victims, NaiveLocalityPicksAmongTheNeighboursThenAnyRank) {
 // The coordinator's state machine against a simulation of the ranks with
 // messages delivered in random order: it ends exactly once, only when no
 // rank has unstarted work and none is executing, and never loses a thief.
+// A thief's stolen work is its to execute and may be stolen again (GOT).
 TEST(Relay, EndsOnceWhenAllWorkIsDoneUnderRandomOrders) {
   for (int p : {1, 2, 3, 5, 8}) {
     for (unsigned seed = 1; seed <= 40; ++seed) {
@@ -142,8 +143,10 @@ TEST(Relay, EndsOnceWhenAllWorkIsDoneUnderRandomOrders) {
           } else {
             const Index k = StealAmount::of_ratio(0.5).take(unstarted[v], p, e.b, TechniqueParams{});
             unstarted[v] -= k;
-            busy[static_cast<std::size_t>(e.b)] = k;  // the thief executes it, then asks again
+            // The thief executes it in steps (and may be stolen from), then asks again.
+            unstarted[static_cast<std::size_t>(e.b)] = k;
             asking[static_cast<std::size_t>(e.b)] = 0;
+            relay.got(e.b);
           }
         } else if (e.kind == 2) {
           relay.reject(e.a, e.b, orders);

@@ -83,6 +83,7 @@ std::vector<std::pair<std::string, std::string>> fields(const StealOptions& o) {
       {"speeds", speeds},
       {"radius", std::to_string(o.radius)},
       {"preemptive", o.preemptive ? "1" : "0"},
+      {"iterations_info", o.iterations_info ? "1" : "0"},
   };
 }
 
@@ -96,9 +97,13 @@ StealOptions StealOptions::from_env(StealOptions o) {
   Options shared;
   shared.params = o.params;
   shared.break_after = o.break_after;
+  shared.iterations_info = o.iterations_info;
+  shared.iterations_dir = o.iterations_dir;
   shared = Options::from_env(shared);
   o.params = shared.params;
   o.break_after = shared.break_after;
+  o.iterations_info = shared.iterations_info;
+  o.iterations_dir = shared.iterations_dir;
   for (const auto& [member, from] : shared.origin) o.origin[member] = from;
   if (const char* v = env("LB4MPI_SCHEDULING")) {
     o.chunking = shared.technique;
@@ -235,7 +240,8 @@ std::vector<std::pair<std::string, std::string>> StealOptions::agreed_fields() c
 std::vector<std::string> StealOptions::known_variables() {
   std::vector<std::string> out = st::variables();
   // Shared with lb4mpi::Options.
-  for (const char* v : {"LB4MPI_SCHEDULING", "LB4MPI_MIN_CHUNK", "LB4MPI_MAX_CHUNK", "LB4MPI_BREAK_AFTER", "LB4MPI_SEED"}) {
+  for (const char* v : {"LB4MPI_SCHEDULING", "LB4MPI_MIN_CHUNK", "LB4MPI_MAX_CHUNK", "LB4MPI_BREAK_AFTER", "LB4MPI_SEED",
+                        "LB4MPI_ITERATIONS_INFO", "LB4MPI_DIR_ID"}) {
     out.emplace_back(v);
   }
   return out;

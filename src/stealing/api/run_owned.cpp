@@ -13,6 +13,8 @@
 #include "runtime/mpi.hpp"
 #include "stealing/engine.hpp"
 #include "stealing/nodes.hpp"
+#include "trace/recorder.hpp"
+#include "writers.hpp"  // src/trace: the iteration CSV writer
 
 namespace lb4mpi {
 namespace {
@@ -31,11 +33,43 @@ st::Config config_of(const StealOptions& o) {
   c.speeds = o.speeds;
   c.radius = o.radius;
   c.preemptive = o.preemptive;
+  c.record_chunks = o.iterations_info;
   return c;
+}
+
+// `000` Table 4.2's iteration CSV: what the trace layer writes for the
+// other loops, from the chunks this rank executed.
+Options iterations_output(const StealOptions& o) {
+  Options out;
+  out.iterations_info = o.iterations_info;
+  out.iterations_dir = o.iterations_dir.empty() ? "lb4mpi_iterations" : o.iterations_dir;
+  return out;
+}
+
+std::string write_iterations(const StealOptions& o, const st::Run& run, std::int32_t loop) {
+  std::vector<trace::TraceRecord> records;
+  for (const st::Run::ChunkRecord& c : run.chunk_records()) {
+    trace::TraceRecord r;
+    r.rank = run.rank();
+    r.loop = loop;
+    r.start = c.start;
+    r.size = c.size;
+    r.t_request = r.t_begin = c.t_begin;
+    r.t_end = c.t_end;
+    records.push_back(r);
+  }
+  try {
+    trace::write_iterations(iterations_output(o).iterations_dir, run.rank(), o.chunking.value_or(Technique::STATIC),
+                            records);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
 }
 
 // This rank's own checks, "" when fine.
 std::string validate(const detail::OwnedLoopArgs& a, const StealOptions& o, const rt::Channel& channel, int ranks) {
+  if (!a.error.empty()) return a.error;
   try {
     o.validate(ranks);
   } catch (const Error& e) {
@@ -142,6 +176,7 @@ StealReport run_owned(const OwnedLoopArgs& a, const StealOptions& options) {
 
   std::string error = validate(a, options, channel, ranks);
   if (error.empty()) error = check_environment(rank);
+  if (error.empty() && options.iterations_info) error = trace::check_outputs(iterations_output(options), rank);
   Fingerprint h;
   h.add(options.fingerprint()).add(a.in != nullptr).add(a.out != nullptr);
   if (a.in != nullptr && error.empty()) h.add(a.in->fingerprint());
@@ -174,6 +209,10 @@ StealReport run_owned(const OwnedLoopArgs& a, const StealOptions& options) {
     throw;
   }
   channel.busy = nullptr;
+  // Owned loops are numbered in the order they start (the same on every rank).
+  static std::int32_t next_loop = 0;
+  const std::int32_t loop = next_loop++;
+  if (options.iterations_info) rt::agree(comm, write_iterations(options, run, loop), 0);
 
   Figures mine{run.loop_figures(), run.steal_figures()};
   mine.loop.overhead = std::max(0.0, mine.loop.exit_time - mine.loop.work_time);

@@ -6,12 +6,15 @@
 // a victim (victims.hpp) and relays the request; the victim sends the thief
 // a share of its unstarted iterations from the back (the steal amount) with
 // their items (WRK + items), or, when it has none left, rejects (REJ) and
-// the coordinator tries another victim. The thief executes the stolen chunk
-// and sends its results back to the owner (RES + results), then asks again.
-// When every rank waits and no request is out, the coordinator ends the
-// loop (TRM); a rank leaves when the results of the chunks stolen from it
-// have come back. The coordinator executes its own iterations and steals
-// like any rank (its requests and relays to itself need no message).
+// the coordinator tries another victim. The thief tells the coordinator it
+// got work (GOT: the unstarted part of a stolen chunk may be stolen again,
+// with the items from the thief's buffer), executes the chunk and sends the
+// results of what it executed to the owner (RES + results), then asks
+// again. When every rank waits and no request is out, the coordinator ends
+// the loop (TRM); a rank leaves when the results of every iteration stolen
+// from it have come back. The coordinator executes its own iterations and
+// steals like any rank (its requests and relays to itself need no message).
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -31,6 +34,7 @@ enum Kind : std::int32_t {
   kWork = 4,     ///< victim -> thief, items follow: a = first global index, b = iterations, c = owner, d = attempts
   kResults = 5,  ///< thief -> owner, results follow: a = first global index, b = iterations
   kEnd = 6,      ///< coordinator -> rank: d = attempts of its last request
+  kGot = 7,      ///< thief -> coordinator: its request succeeded
 };
 
 class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
@@ -70,6 +74,7 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
       }
       while (results_owed_ > 0) progress.wait_one();
       outbox_.drain();
+      retire();
     } catch (...) {
       progress.abandon(slot_);
       throw;
@@ -91,11 +96,16 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
   }
 
  private:
+  // A stolen chunk on the thief: [0, front) begun, [front, back) not yet,
+  // [back, size) stolen from it in turn (offsets from `begin`, global).
   struct Stolen {
-    Index begin = 0;  // global
+    Index begin = 0;
     Index size = 0;
     int owner = -1;
     void* items = nullptr;
+    void* results = nullptr;
+    Index front = 0;
+    Index back = 0;
   };
 
   void post_inbox() {
@@ -107,7 +117,14 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
   // Between two pieces: whatever arrived, and sends that completed.
   void poll() {
     run_->progress().poll();
-    outbox_.progress();
+    if (outbox_.progress()) retire();
+  }
+
+  // Item buffers of stolen chunks, freed once no send reads them any more.
+  void retire() {
+    if (!outbox_.empty()) return;
+    for (void* b : retired_) run_->in()->free_buffer(b);
+    retired_.clear();
   }
 
   [[nodiscard]] bool coordinator() const { return relay_.has_value(); }
@@ -141,6 +158,9 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
       case kEnd:
         run_->steal_figures().steal_attempts += m.d;
         ended_ = true;
+        break;
+      case kGot:
+        relay_->got(source);
         break;
       default:
         throw Error("lb4mpi: internal error: unknown stealing message kind " + std::to_string(m.kind));
@@ -182,12 +202,13 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
     }
   }
 
-  // A victim: a share of the unstarted iterations for `thief`, or a reject.
+  // A victim: a share of its unstarted iterations — its own, or those of
+  // the chunk it stole — for `thief`, or a reject.
   void serve(int thief, Index attempts) {
     RankSteals& fig = run_->steal_figures();
-    const Index k = work_->unstarted() > 0
-                        ? config_.amount.take(work_->unstarted(), run_->size(), thief, config_.params)
-                        : 0;
+    const bool own = work_->unstarted() > 0;
+    const Index left = own ? work_->unstarted() : (stolen_ ? stolen_->back - stolen_->front : 0);
+    const Index k = left > 0 ? config_.amount.take(left, run_->size(), thief, config_.params) : 0;
     if (k == 0) {
       ++fig.rejects;
       if (coordinator()) {
@@ -202,16 +223,25 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
       return;
     }
     const double t0 = Run::now();
-    const Chunk c = work_->give(k);
     Message m = message(kWork);
-    m.a = run_->mine().first + c.begin;
-    m.b = c.size;
-    m.c = run_->rank();
     m.d = attempts;
-    outbox_.send(comm_, thief, m, run_->in(), Place{nullptr, c.begin}, c.size, kTagItems);
-    fig.iterations_given += c.size;
+    Place from;
+    if (own) {
+      const Chunk c = work_->give(k);
+      m.a = run_->mine().first + c.begin;
+      m.c = run_->rank();
+      from = Place{nullptr, c.begin};
+      if (run_->out() != nullptr) results_owed_ += k;
+    } else {
+      stolen_->back -= k;
+      m.a = stolen_->begin + stolen_->back;
+      m.c = stolen_->owner;
+      from = Place{stolen_->items, stolen_->back};
+    }
+    m.b = k;
+    outbox_.send(comm_, thief, m, run_->in(), from, k, kTagItems);
+    fig.iterations_given += k;
     fig.send_time += Run::now() - t0;
-    if (run_->out() != nullptr) ++results_owed_;
   }
 
   // A thief: a chunk and its items arrive.
@@ -219,42 +249,62 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
     const double t0 = Run::now();
     Stolen s;
     s.begin = m.a;
-    s.size = m.b;
+    s.size = s.back = m.b;
     s.owner = static_cast<int>(m.c);
     if (Mover* in = run_->in()) {
       s.items = in->make_buffer(s.size);
       receive_items(comm_, source, kTagItems, *in, Place{s.items, 0}, s.size, m);
     }
+    if (Mover* out = run_->out()) s.results = out->make_buffer(s.size);
     RankSteals& fig = run_->steal_figures();
     fig.receive_time += Run::now() - t0;
     fig.steal_attempts += m.d;
     ++fig.steals;
     fig.iterations_stolen += s.size;
     stolen_ = s;
+    // Its unstarted part may now be stolen from this rank.
+    if (coordinator()) {
+      relay_->got(run_->rank());
+    } else {
+      outbox_.send(comm_, config_.coordinator, message(kGot));
+    }
   }
 
+  // Runs the stolen chunk front to back (thieves may take its back
+  // meanwhile), then sends the results of what ran here to the owner.
   void execute_stolen() {
+    bool first = true;
+    while (stolen_->front < stolen_->back) {
+      const Index at = stolen_->front;
+      const Index k = std::min(run_->budget(), stolen_->back - at);
+      stolen_->front += k;  // begun: no longer to be stolen
+      run_->execute(Chunk{stolen_->begin + at, k}, Place{stolen_->items, at}, Place{stolen_->results, at}, first);
+      first = false;
+      poll();
+    }
     const Stolen s = *stolen_;
     stolen_.reset();
-    Mover* out = run_->out();
-    void* results = out != nullptr ? out->make_buffer(s.size) : nullptr;
-    run_in_pieces(*run_, Chunk{s.begin, s.size}, Place{s.items, 0}, Place{results, 0}, [this] { poll(); });
-    if (s.items != nullptr) run_->in()->free_buffer(s.items);
-    if (out != nullptr) {
-      const double t0 = Run::now();
-      Message m = message(kResults);
-      m.a = s.begin;
-      m.b = s.size;
-      outbox_.send(comm_, s.owner, m, out, Place{results, 0}, s.size, kTagResults, /*release=*/true);
-      run_->steal_figures().result_time += Run::now() - t0;
+    if (s.items != nullptr) retired_.push_back(s.items);
+    if (Mover* out = run_->out()) {
+      if (s.front > 0) {
+        const double t0 = Run::now();
+        Message m = message(kResults);
+        m.a = s.begin;
+        m.b = s.front;
+        outbox_.send(comm_, s.owner, m, out, Place{s.results, 0}, s.front, kTagResults, /*release=*/true);
+        run_->steal_figures().result_time += Run::now() - t0;
+      } else {
+        out->free_buffer(s.results);
+      }
     }
+    retire();
   }
 
   // An owner: the results of a chunk stolen from it come back.
   void receive_results(const Message& m, int source) {
     const double t0 = Run::now();
     receive_items(comm_, source, kTagResults, *run_->out(), Place{nullptr, m.a - run_->mine().first}, m.b, m);
-    --results_owed_;
+    results_owed_ -= m.b;
     run_->steal_figures().result_time += Run::now() - t0;
   }
 
@@ -267,9 +317,10 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
   Outbox outbox_;
   int slot_ = -1;
   Message inbox_;
-  std::optional<Stolen> stolen_;
+  std::optional<Stolen> stolen_;  // received, not yet executed to its end
+  std::vector<void*> retired_;
   bool ended_ = false;
-  Index results_owed_ = 0;
+  Index results_owed_ = 0;  // iterations of this rank whose results are elsewhere
 };
 
 }  // namespace

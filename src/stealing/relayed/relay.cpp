@@ -12,7 +12,7 @@ Relay::Relay(VictimSelector selector, std::vector<char> has_work)
 
 void Relay::request(int thief, std::vector<Order>& out) {
   const auto t = static_cast<std::size_t>(thief);
-  has_work_[t] = 0;  // a rank asks only when its own iterations are gone
+  has_work_[t] = 0;  // a rank asks only when nothing unstarted is left to it
   attempts_[t] = 0;
   if (state_[t] != State::Waiting) ++waiting_;
   state_[t] = State::Waiting;
@@ -26,6 +26,12 @@ void Relay::reject(int victim, int thief, std::vector<Order>& out) {
   state_[t] = State::Waiting;
   ++waiting_;
   dispatch(thief, out);
+}
+
+void Relay::got(int thief) {
+  const auto t = static_cast<std::size_t>(thief);
+  if (state_[t] == State::Asked) state_[t] = State::Busy;
+  has_work_[t] = 1;
 }
 
 void Relay::dispatch(int thief, std::vector<Order>& out) {

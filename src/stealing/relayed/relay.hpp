@@ -1,10 +1,12 @@
 // The coordinator of relayed stealing (`000` §4.1.3) as a state machine,
-// without MPI: it learns of thieves (STL) and of victims that had nothing
-// left (REJ), and answers with orders — relay this thief's request to that
-// victim, or end the loop (TRM to everyone). The loop ends when every rank
-// waits for work and no request is out at a victim: then no rank has an
-// unstarted iteration left (a rank asks only when its own are gone, and
-// stolen chunks are not stolen again) and none is executing.
+// without MPI: it learns of thieves (STL), of victims that had nothing left
+// (REJ) and of thieves that got work (GOT: they may be victims again), and
+// answers with orders — relay this thief's request to that victim, or end
+// the loop (TRM to everyone). The loop ends when every rank waits for work
+// and no request is out at a victim: a rank asks only when it has nothing
+// unstarted left (neither its own iterations nor a stolen chunk), and work
+// moves only from a rank that has it to one that asked, so then no rank has
+// an unstarted iteration and none is executing.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -30,6 +32,9 @@ class Relay {
   void request(int thief, std::vector<Order>& out);
   /// `victim` had nothing left for `thief`'s request.
   void reject(int victim, int thief, std::vector<Order>& out);
+  /// `thief`'s request succeeded: it executes a stolen chunk, whose
+  /// unstarted part other thieves may take.
+  void got(int thief);
   /// Victims tried for `rank`'s current request (the end tells it).
   [[nodiscard]] Index attempts(int rank) const { return attempts_[static_cast<std::size_t>(rank)]; }
   [[nodiscard]] bool ended() const { return ended_; }

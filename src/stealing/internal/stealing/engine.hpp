@@ -55,6 +55,7 @@ struct Config {
   int break_after = -1;    ///< < 0: pieces of about rt::kServeLatency
   std::uint64_t seed = 1;
   std::vector<double> speeds;  ///< one per rank, or empty (all equal)
+  bool record_chunks = false;  ///< Run keeps a record per chunk executed (the iteration CSV)
   int radius = 1;              ///< decentralized balancers: ring radius R (`002` §2.1)
   bool preemptive = true;      ///< decentralized balancers: preemptive stealing (`002` §2.2.1)
 };
@@ -112,6 +113,15 @@ class Run {
   [[nodiscard]] static double now();
 
   // ---- figures
+  /// A chunk this rank executed (Config::record_chunks): global indices,
+  /// seconds since the execution's start.
+  struct ChunkRecord {
+    Index start = 0;
+    Index size = 0;
+    double t_begin = 0.0;
+    double t_end = 0.0;
+  };
+  [[nodiscard]] const std::vector<ChunkRecord>& chunk_records() const { return records_; }
   rt::RankFigures& loop_figures() { return loop_; }
   RankSteals& steal_figures() { return steals_; }
   /// The rank has learnt that the execution is over for it (sets exit_time).
@@ -134,6 +144,7 @@ class Run {
   double t0_ = 0.0;
   rt::RankFigures loop_;
   RankSteals steals_;
+  std::vector<ChunkRecord> records_;
 };
 
 /// A balancer on one rank.

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "lb4mpi/techniques/chunk_calculator.hpp"
+#include "runtime/pieces.hpp"
 #include "stealing/engine.hpp"
 
 namespace lb4mpi::st {
@@ -33,16 +34,18 @@ class OwnedWork {
 };
 
 /// Runs `chunk` (global indices; its items at `in`, results at `out`) in
-/// pieces of at most run.budget() iterations, calling poll() after each.
+/// pieces of at most run.budget() iterations (the runtime's PieceCutter),
+/// calling poll() after each.
 template <class Poll>
 void run_in_pieces(Run& run, Chunk chunk, Place in, Place out, Poll&& poll) {
+  rt::PieceCutter cut;
+  cut.begin(chunk, 0);
   bool first = true;
-  for (Index done = 0; done < chunk.size;) {
-    const Index k = std::min(run.budget(), chunk.size - done);
-    run.execute(Chunk{chunk.begin + done, k}, Place{in.buffer, in.at + done}, Place{out.buffer, out.at + done},
-                first);
+  while (!cut.empty()) {
+    const Chunk piece = cut.take(run.budget());
+    const Index at = piece.begin - chunk.begin;
+    run.execute(piece, Place{in.buffer, in.at + at}, Place{out.buffer, out.at + at}, first);
     first = false;
-    done += k;
     poll();
   }
 }
