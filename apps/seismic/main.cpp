@@ -70,7 +70,7 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
       .show_default();
   ctx.parse(cli, argc, argv);
   p.validate(ctx.size());
-  lb4mpi::StealOptions opt = owned.options();
+  lb4mpi::StealOptions opt = owned.options(ctx.size());
   opt.radius = parse_radius(radius, ctx.size());
   opt.preemptive = preemptive != 0;
   opt.origin["radius"] = "--radius " + radius;
