@@ -13,8 +13,11 @@
 // rank of speed s sleeps (max speed / s - 1) times as long as a shot took
 // after each shot it runs, so that a slow node costs this machine no cores
 // (the library's own emulation busy-waits instead; the app takes the
-// factors out of the options it passes). --radius: A2WS's ring radius R
-// (default: 20 % of the ranks, at least 1, as `002` §4 chose).
+// factors out of the options it passes). --shot-ms T makes a shot last T
+// ms at speed 1 (T max/s at speed s) whatever its computation took, by
+// sleeping the rest: a machine shared with other work then changes the
+// schedule's timing little. --radius: A2WS's ring radius R (default: 20 %
+// of the ranks, at least 1, as `002` §4 chose).
 //
 // The summary of apps/common/owned.hpp, with `params` (grid, steps,
 // receivers, radius, preemptive, speeds). The checksum depends on the
@@ -59,6 +62,7 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   sei::Params p;
   std::string radius = base.origin.contains("radius") ? std::to_string(base.radius) : "auto";
   int preemptive = base.preemptive ? 1 : 0;
+  double shot_ms = 0.0;
   cli.option("--shots", p.shots, "shots (the loop's tasks), owned in blocks").show_default().at_least(1);
   cli.option("--nx", p.nx, "grid points along x").show_default();
   cli.option("--ny", p.ny, "grid points along y").show_default();
@@ -68,6 +72,11 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   cli.option("--radius", radius, "A2WS ring radius R: auto (20% of the ranks) or >= 1").show_default();
   cli.option("--preemptive", preemptive, "A2WS: steal from the first finished task on (1) or when out of work (0)")
       .show_default();
+  cli.option("--shot-ms", shot_ms,
+             "a shot lasts this long at speed 1 (it sleeps after its computation; times --speeds' slowdown); "
+             "0: as long as its computation")
+      .show_default()
+      .at_least(0);
   ctx.parse(cli, argc, argv);
   p.validate(ctx.size());
   lb4mpi::StealOptions opt = owned.options(ctx.size());
@@ -96,7 +105,10 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
                                      const auto t0 = std::chrono::steady_clock::now();
                                      const sei::Shot shot = sei::shot_of(p, c.begin + static_cast<lb4mpi::Index>(k));
                                      out[k] = sei::run_shot(model, shot, scratch, samples);
-                                     if (slowdown > 1.0) {
+                                     if (shot_ms > 0.0) {
+                                       std::this_thread::sleep_until(
+                                           t0 + std::chrono::duration<double, std::milli>(shot_ms * slowdown));
+                                     } else if (slowdown > 1.0) {
                                        std::this_thread::sleep_for((std::chrono::steady_clock::now() - t0) *
                                                                    (slowdown - 1.0));
                                      }
@@ -117,7 +129,8 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
                        {"radius", opt.radius},
                        {"preemptive", opt.preemptive},
                        {"speeds", speeds},
-                       {"speed_emulation", "sleep"}};
+                       {"speed_emulation", "sleep"},
+                       {"shot_ms", shot_ms}};
   apps::print_summary(ctx, summary);
   return 0;
 }

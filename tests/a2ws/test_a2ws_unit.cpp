@@ -131,21 +131,49 @@ TEST(SmartStealing, AmountsAreCappedByWhatTheVictimHasLeft) {
   EXPECT_FALSE(a2ws::select_victim(v, 0, 0.3).has_value());
 }
 
-TEST(SmartStealing, InPairComparisonWhenTheSubsystemLooksBalanced) {
-  // Eq. 5 says the thief needs nothing (it is the slow one), yet a pair
-  // (thief, victim) would finish earlier with a task moved.
-  // (A fast, idle third rank makes the thief's Eq. 5 share small.)
-  std::vector<a2ws::PeerView> v{{2, 1.0, 0}, {6, 1.0, 4}, {0, 0.01, 0}};
-  const std::vector<double> n{2, 6, 0}, t{1, 1, 0.01};
-  ASSERT_LE(a2ws::steal_rate(n, t, 0), 0.0);
+TEST(SmartStealing, InPairComparisonWhenNoVictimHasASurplusToGive) {
+  // The thief needs tasks (S_0 > 0), but the one rank with a surplus has
+  // none in its deque (running, or private), and the other has no surplus
+  // by Eq. 5: the pair (thief, rank 2) still gains from a steal (Eq. 10).
+  const std::vector<a2ws::PeerView> v{{0, 1.0, 0}, {10, 1.0, 0}, {3, 1.0, 2}};
+  const std::vector<double> n{0, 10, 3}, t{1, 1, 1};
+  ASSERT_GT(a2ws::steal_rate(n, t, 0), 0.0);
+  ASSERT_LT(a2ws::steal_rate(n, t, 1), 0.0);
+  ASSERT_GE(a2ws::steal_rate(n, t, 2), 0.0);
   const auto c = a2ws::select_victim(v, 0, 0.0);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->criterion, a2ws::Criterion::InPair);
-  EXPECT_EQ(c->victim, 1u);
-  EXPECT_EQ(c->amount, 2);  // (2 + 6) * 1 / 2 - 2
+  EXPECT_EQ(c->victim, 2u);
+  EXPECT_EQ(c->amount, 2);  // (0 + 3) / 2 = 1.5, rounded up (Eq. 7: a tie), capped at the 2 left
   // A slow thief next to equally loaded fast ranks: no steal helps any pair.
-  v = {{4, 4.0, 0}, {4, 1.0, 2}, {4, 1.0, 2}};
-  EXPECT_FALSE(a2ws::select_victim(v, 0, 0.0).has_value());
+  const std::vector<a2ws::PeerView> w{{4, 4.0, 0}, {4, 1.0, 2}, {4, 1.0, 2}};
+  EXPECT_FALSE(a2ws::select_victim(w, 0, 0.0).has_value());
+}
+
+TEST(SmartStealing, AThiefTakesNoTaskItWouldFinishAfterEverybodyElse) {
+  // Near the end: a 24 times slower rank, idle; two fast ranks hold 30 and
+  // 10 tasks. The pair rounding (Eq. 7, 8) would give it one of the 30
+  // (finishing at 24 against 29 for the victim), but the fast ranks finish
+  // all but that one in (40 - 1) / 2 = 19.5.
+  const std::vector<a2ws::PeerView> slow{{0, 24.0, 0}, {30, 1.0, 29}, {10, 1.0, 9}};
+  const std::vector<double> n{0, 30, 10}, t{24, 1, 1};
+  const double s0 = a2ws::steal_rate(n, t, 0);
+  ASSERT_GT(s0, 0.0);
+  EXPECT_EQ(a2ws::round_rate(std::min(s0, -a2ws::steal_rate(n, t, 1)), 0, 24, 30, 1), 1);
+  EXPECT_EQ(a2ws::round_rate(a2ws::pair_rate(0, 24, 30, 1), 0, 24, 30, 1), 1);
+  EXPECT_EQ(a2ws::worth_stealing(1, 0, 24, 40, 2), 0);
+  EXPECT_FALSE(a2ws::select_victim(slow, 0, 0.5).has_value());
+  // A fast idle rank takes its share.
+  const std::vector<a2ws::PeerView> fast{{0, 1.0, 0}, {30, 1.0, 29}, {10, 1.0, 9}};
+  const auto c = a2ws::select_victim(fast, 0, 0.0);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->victim, 1u);
+  EXPECT_GE(c->amount, 6);
+  // Early on the same slow rank may take a task: the others need far longer.
+  const std::vector<a2ws::PeerView> early{{0, 24.0, 0}, {600, 1.0, 599}, {60, 1.0, 59}};
+  EXPECT_TRUE(a2ws::select_victim(early, 0, 0.5).has_value());
+  // The guard keeps the largest amount that still finishes in time.
+  EXPECT_EQ(a2ws::worth_stealing(10, 0, 1, 22, 2), 7);  // 7 <= (22 - 7) / 2 = 7.5; 8 > 7
 }
 
 // ------------------------------------------------------- packed head/tail

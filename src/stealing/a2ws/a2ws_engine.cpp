@@ -30,9 +30,7 @@ class A2ws final : public st::Engine {
   explicit A2ws(const st::Config& config) : config_(config) {}
 
   void run(st::Run& run) override {
-    Index iterations = 0;
-    for (const st::Range& g : run.owned()) iterations += g.size();
-    const TaskSpace space(run.owned(), TaskSpace::choose_task_size(config_.break_after, iterations, run.size()));
+    const TaskSpace space = TaskSpace::of(run);
     const RingLayout layout(run.size(), run.rank(), std::max(1, config_.radius));
     std::vector<PeerView> initial(static_cast<std::size_t>(layout.slots()));
     for (int s = 0; s < layout.slots(); ++s) {
@@ -40,33 +38,26 @@ class A2ws final : public st::Engine {
       const auto c = static_cast<double>(space.count_of(layout.rank_at(s)));
       initial[static_cast<std::size_t>(s)] = PeerView{c, 0.0, c};
     }
-    const std::vector<std::int64_t> mine = space.tasks_of(run.rank());
-    // Room below the head for every task of the loop once more: pushes beyond
-    // it stay private (run here, not stolen again).
-    const Index capacity = std::min(kMaxCapacity, static_cast<Index>(mine.size()) + space.total_tasks() + 64);
     TaskRunner runner(run, space);
     {
-      TaskDeque deque(run.comm(), capacity, mine);
+      TaskDeque deque(run.comm(), space.deque_capacity(run.rank()), space.tasks_of(run.rank()));
       RingInfo ring(run.comm(), layout, initial);
-      State s{run, space, runner, deque, ring, std::mt19937_64(config_.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(run.rank()))};
+      State s{run, runner, deque, ring, runner.random()};
       runner.between = [&ring] { ring.exchange(); };
       work(s);
       runner.finish();
-      run.steal_figures().iterations_given = run.mine().size() + s.stolen_in - run.loop_figures().iterations;
     }  // the windows go (collectively) after every rank finished
   }
 
  private:
   struct State {
     st::Run& run;
-    const TaskSpace& space;
     TaskRunner& runner;
     TaskDeque& deque;
     RingInfo& ring;
     std::mt19937_64 rng;
-    Index executed = 0;   // tasks run here
-    double work = 0.0;    // their seconds
-    Index stolen_in = 0;  // iterations taken from others
+    Index executed = 0;  // tasks run here
+    double work = 0.0;   // their seconds
   };
 
   enum class Outcome : std::uint8_t { NoVictim, Failed, Got };
@@ -119,11 +110,7 @@ class A2ws final : public st::Engine {
     s.ring.set(slot, v);
     if (got.tasks.empty()) return Outcome::Failed;
     ++fig.steals;
-    for (std::int64_t id : got.tasks) {
-      const Index k = s.space.chunk(id).size;
-      fig.iterations_stolen += k;
-      s.stolen_in += k;
-    }
+    s.runner.took_in(got.tasks);
     s.deque.push(got.tasks);
     publish(s, false);
     return Outcome::Got;

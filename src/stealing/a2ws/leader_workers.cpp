@@ -24,9 +24,7 @@ class LeaderWorkers final : public st::Engine {
   explicit LeaderWorkers(const st::Config& config) : config_(config) {}
 
   void run(st::Run& run) override {
-    Index iterations = 0;
-    for (const st::Range& g : run.owned()) iterations += g.size();
-    const TaskSpace space(run.owned(), TaskSpace::choose_task_size(config_.break_after, iterations, run.size()));
+    const TaskSpace space = TaskSpace::of(run);
     TaskRunner runner(run, space);
     const int leader = config_.coordinator;
     Index next = 0;          // the leader: tasks handed out so far
@@ -36,9 +34,9 @@ class LeaderWorkers final : public st::Engine {
     RankSteals& fig = run.steal_figures();
     const auto hand_out = [&]() -> std::int64_t { return next < space.total_tasks() ? space.nth(next++) : -1; };
     const auto received = [&](std::int64_t id) {
-      if (space.owner(id) != run.rank()) {
+      if (space.owner(id) != run.rank()) {  // work moved: counted as a steal
         ++fig.steals;
-        fig.iterations_stolen += space.chunk(id).size;
+        runner.took_in(std::span<const std::int64_t>(&id, 1));
       }
     };
     runner.on_message = [&](const st::Message& m, int source) {
@@ -83,7 +81,6 @@ class LeaderWorkers final : public st::Engine {
       }
     }
     runner.finish();
-    fig.iterations_given = run.mine().size() + fig.iterations_stolen - run.loop_figures().iterations;
   }
 
  private:

@@ -20,19 +20,13 @@ namespace {
 
 class RandomStealing final : public st::Engine {
  public:
-  explicit RandomStealing(const st::Config& config) : config_(config) {}
 
   void run(st::Run& run) override {
-    Index iterations = 0;
-    for (const st::Range& g : run.owned()) iterations += g.size();
-    const TaskSpace space(run.owned(), TaskSpace::choose_task_size(config_.break_after, iterations, run.size()));
-    const std::vector<std::int64_t> mine = space.tasks_of(run.rank());
-    const Index capacity = std::min(kMaxCapacity, static_cast<Index>(mine.size()) + space.total_tasks() + 64);
-    std::mt19937_64 rng(config_.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(run.rank()));
+    const TaskSpace space = TaskSpace::of(run);
     TaskRunner runner(run, space);
-    Index stolen_in = 0;
+    std::mt19937_64 rng = runner.random();
     {
-      TaskDeque deque(run.comm(), capacity, mine);
+      TaskDeque deque(run.comm(), space.deque_capacity(run.rank()), space.tasks_of(run.rank()));
       std::vector<int> others;
       for (int r = 0; r < run.size(); ++r)
         if (r != run.rank()) others.push_back(r);
@@ -55,10 +49,7 @@ class RandomStealing final : public st::Engine {
           const TaskDeque::Stolen s = deque.steal(victim, (k + 1) / 2);
           if (s.tasks.empty()) continue;
           ++fig.steals;
-          for (std::int64_t t : s.tasks) {
-            fig.iterations_stolen += space.chunk(t).size;
-            stolen_in += space.chunk(t).size;
-          }
+          runner.took_in(s.tasks);
           deque.push(s.tasks);
           got = true;
           break;
@@ -67,18 +58,14 @@ class RandomStealing final : public st::Engine {
         if (!got) break;
       }
       runner.finish();
-      fig.iterations_given = run.mine().size() + stolen_in - run.loop_figures().iterations;
     }
   }
-
- private:
-  st::Config config_;
 };
 
 }  // namespace
 
-std::unique_ptr<st::Engine> make_random_stealing(const st::Config& config) {
-  return std::make_unique<RandomStealing>(config);
+std::unique_ptr<st::Engine> make_random_stealing(const st::Config& /*config*/) {
+  return std::make_unique<RandomStealing>();
 }
 
 }  // namespace lb4mpi::a2ws

@@ -84,9 +84,19 @@ struct Choice {
 ///      weight 1 / (1 + |S_i + S_j|) (opposite rates of equal size fit best);
 ///   2. otherwise in-pair comparison: every j with tasks left, amount Eq. 10
 ///      rounded by Eq. 7, weight the amount.
-/// Amounts are capped at the victim's `left`; candidates with amount < 1
-/// drop out. `u` in [0, 1) draws among the candidates by weight (so that
-/// thieves spread over victims). nullopt: no steal helps.
+/// Amounts are capped at the victim's `left` and by worth_stealing;
+/// candidates with amount < 1 drop out. `u` in [0, 1) draws among the
+/// candidates by weight (so that thieves spread over victims). nullopt: no
+/// steal helps.
 std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t self, double u);
+
+/// lb4mpi's guard on Eq. 7's pair-wise rounding: the largest d' <= d such
+/// that the thief, with n_i + d' tasks of time t_i, finishes no later than
+/// the rest of its subsystem would finish all it holds but those d' (Eq. 2
+/// over the others: (rest_tasks - d') / rest_speed, rest_speed = sum of
+/// their 1/t_j). The pair alone (Eq. 8) ignores that other thieves relieve
+/// the victim too: a 24 times slower rank rounded a share of 0.5 task up
+/// to one and finished its loop 1.8 s after everybody else (docs/A2WS.md).
+std::int64_t worth_stealing(std::int64_t d, double n_i, double t_i, double rest_tasks, double rest_speed);
 
 }  // namespace lb4mpi::a2ws

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "a2ws/packed_deque.hpp"
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::a2ws {
@@ -22,6 +23,20 @@ TaskSpace::TaskSpace(std::vector<st::Range> owned, Index task_size)
   std::sort(by_first_.begin(), by_first_.end(), [this](int x, int y) {
     return owned_[static_cast<std::size_t>(x)].first < owned_[static_cast<std::size_t>(y)].first;
   });
+}
+
+TaskSpace TaskSpace::of(const st::Run& run) {
+  Index iterations = 0;
+  for (const st::Range& g : run.owned()) iterations += g.size();
+  return TaskSpace(run.owned(), choose_task_size(run.config().break_after, iterations, run.size()));
+}
+
+Index TaskSpace::deque_capacity(int r) const { return std::min(kMaxCapacity, count_of(r) + total_tasks() + 64); }
+
+Index TaskSpace::iterations(std::span<const std::int64_t> tasks) const {
+  Index n = 0;
+  for (std::int64_t t : tasks) n += chunk(t).size;
+  return n;
 }
 
 Index TaskSpace::choose_task_size(int break_after, Index iterations, int ranks) {
@@ -137,6 +152,16 @@ void TaskRunner::receive_results(const st::Message& m, int source) {
   run_.loop_figures().serve_time += dt;
 }
 
+void TaskRunner::took_in(std::span<const std::int64_t> tasks) {
+  const Index k = space_.iterations(tasks);
+  taken_in_ += k;
+  run_.steal_figures().iterations_stolen += k;
+}
+
+std::mt19937_64 TaskRunner::random() const {
+  return std::mt19937_64(run_.config().seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(run_.rank()));
+}
+
 void TaskRunner::poll() {
   // Everything that arrived: one poll completes one message of a slot, and
   // a leader's or owner's requests queue up while it computes.
@@ -214,6 +239,8 @@ void TaskRunner::finish() {
     while (open_ > 0) wait_one();
   }
   outbox_.drain();
+  // What this rank held and did not run, thieves ran.
+  run_.steal_figures().iterations_given = run_.mine().size() + taken_in_ - run_.loop_figures().iterations;
   run_.exited();
 }
 

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
+#include <span>
 #include <vector>
 
 #include "runtime/progress.hpp"
@@ -26,6 +28,8 @@ class TaskSpace {
  public:
   /// Every rank's owned range, tasks of `task_size` (>= 1) iterations.
   TaskSpace(std::vector<st::Range> owned, Index task_size);
+  /// The tasks of a run: its owned ranges, choose_task_size's size.
+  static TaskSpace of(const st::Run& run);
   /// The task size for a loop of `iterations` on `ranks` ranks: `break_after`
   /// when >= 1 (the iterations a rank runs between two looks at its
   /// messages), else about 1024 tasks per rank (at least one iteration).
@@ -45,6 +49,11 @@ class TaskSpace {
   [[nodiscard]] Index local(std::int64_t id) const { return id - owned_[static_cast<std::size_t>(owner(id))].first; }
   /// The k-th task of the loop in rank order (0 <= k < total_tasks()).
   [[nodiscard]] std::int64_t nth(Index k) const;
+  /// Slots of rank r's deque: its own tasks and room below the head for
+  /// every task of the loop once more (pushes beyond it stay private).
+  [[nodiscard]] Index deque_capacity(int r) const;
+  /// Iterations of `tasks`.
+  [[nodiscard]] Index iterations(std::span<const std::int64_t> tasks) const;
 
  private:
   std::vector<st::Range> owned_;
@@ -89,6 +98,11 @@ class TaskRunner final : rt::ProgressEngine::Handler {
 
   /// Tasks this rank ran (its own and others').
   [[nodiscard]] Index tasks_run() const { return tasks_run_; }
+  /// The engine took `tasks` in (a steal, the leader's answer): counted as
+  /// iterations stolen; finish() derives the iterations given away.
+  void took_in(std::span<const std::int64_t> tasks);
+  /// The run's random numbers (victim draws): Config::seed and the rank.
+  [[nodiscard]] std::mt19937_64 random() const;
 
  private:
   enum Kind : std::int32_t { kNeedItems = 1, kItems = 2, kResults = 3 };
@@ -107,6 +121,7 @@ class TaskRunner final : rt::ProgressEngine::Handler {
   st::Message items_header_;
   Index open_ = 0;                   // iterations this rank owns whose results are not in
   Index tasks_run_ = 0;
+  Index taken_in_ = 0;               // iterations the engine took in
 };
 
 }  // namespace lb4mpi::a2ws

@@ -26,16 +26,11 @@ constexpr int kTagToken = 4301;
 
 class TokenStealing final : public st::Engine, rt::ProgressEngine::Handler {
  public:
-  explicit TokenStealing(const st::Config& config) : config_(config) {}
 
   void run(st::Run& run) override {
     run_ = &run;
     const int p = run.size();
-    Index iterations = 0;
-    for (const st::Range& g : run.owned()) iterations += g.size();
-    const TaskSpace space(run.owned(), TaskSpace::choose_task_size(config_.break_after, iterations, p));
-    const std::vector<std::int64_t> mine = space.tasks_of(run.rank());
-    const Index capacity = std::min(kMaxCapacity, static_cast<Index>(mine.size()) + space.total_tasks() + 64);
+    const TaskSpace space = TaskSpace::of(run);
     // The token: [epoch, laps of the last round (-1: none yet), then per rank: left, idle].
     token_.assign(2 + 2 * static_cast<std::size_t>(p), 0.0);
     token_[0] = run.epoch();
@@ -47,9 +42,8 @@ class TokenStealing final : public st::Engine, rt::ProgressEngine::Handler {
     rt::ProgressEngine& progress = run.progress();
     slot_ = progress.add(this);
     post();
-    Index stolen_in = 0;
     try {
-      TaskDeque deque(run.comm(), capacity, mine);
+      TaskDeque deque(run.comm(), space.deque_capacity(run.rank()), space.tasks_of(run.rank()));
       RankSteals& fig = run.steal_figures();
       bool idle = false;
       // The holder: steal if running out, note itself, pass the token on.
@@ -71,10 +65,7 @@ class TokenStealing final : public st::Engine, rt::ProgressEngine::Handler {
             token_[left_at(victim)] = static_cast<double>(s.left);
             if (!s.tasks.empty()) {
               ++fig.steals;
-              for (std::int64_t t : s.tasks) {
-                fig.iterations_stolen += space.chunk(t).size;
-                stolen_in += space.chunk(t).size;
-              }
+              runner.took_in(s.tasks);
               deque.push(s.tasks);
               idle = false;
             }
@@ -109,7 +100,6 @@ class TokenStealing final : public st::Engine, rt::ProgressEngine::Handler {
       runner.between = nullptr;
       rt::wait(sending_, MPI_STATUS_IGNORE, "MPI_Isend");
       runner.finish();
-      fig.iterations_given = run.mine().size() + stolen_in - run.loop_figures().iterations;
     } catch (...) {
       progress.abandon(slot_);
       throw;
@@ -149,7 +139,6 @@ class TokenStealing final : public st::Engine, rt::ProgressEngine::Handler {
                   "MPI_Isend");
   }
 
-  st::Config config_;
   st::Run* run_ = nullptr;
   int slot_ = -1;
   std::vector<double> token_, inbox_, outgoing_;
@@ -160,8 +149,8 @@ class TokenStealing final : public st::Engine, rt::ProgressEngine::Handler {
 
 }  // namespace
 
-std::unique_ptr<st::Engine> make_token_stealing(const st::Config& config) {
-  return std::make_unique<TokenStealing>(config);
+std::unique_ptr<st::Engine> make_token_stealing(const st::Config& /*config*/) {
+  return std::make_unique<TokenStealing>();
 }
 
 }  // namespace lb4mpi::a2ws

@@ -88,14 +88,33 @@ std::int64_t capped(std::int64_t amount, const PeerView& v) {
 
 }  // namespace
 
+std::int64_t worth_stealing(std::int64_t d, double n_i, double t_i, double rest_tasks, double rest_speed) {
+  // The thief's finish with d more tasks against the time the others of its
+  // subsystem would need for all they hold minus those d (Eq. 2 without it).
+  while (d >= 1 && rest_speed > 0.0 &&
+         pair_runtime(n_i, t_i, static_cast<double>(d)) > (rest_tasks - static_cast<double>(d)) / rest_speed) {
+    --d;
+  }
+  return d;
+}
+
 std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t self, double u) {
   const std::size_t m = peers.size();
   std::vector<double> n(m), t(m);
+  double rest_tasks = 0.0, rest_speed = 0.0;
   for (std::size_t j = 0; j < m; ++j) {
     n[j] = peers[j].tasks;
     t[j] = peers[j].task_time;
+    if (j != self) {
+      rest_tasks += n[j];
+      rest_speed += 1.0 / t[j];
+    }
   }
   const PeerView& me = peers[self];
+  const auto amount = [&](double s, std::size_t j) {
+    const std::int64_t d = capped(round_rate(s, me.tasks, me.task_time, n[j], t[j]), peers[j]);
+    return worth_stealing(d, me.tasks, me.task_time, rest_tasks, rest_speed);
+  };
   std::vector<Candidate> cands;
   // 1. Closest rate (Eq. 5 for the thief and for each victim).
   const double s_i = steal_rate(n, t, self);
@@ -104,8 +123,7 @@ std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t
       if (j == self || peers[j].left < 1.0) continue;
       const double s_j = steal_rate(n, t, j);
       if (s_j >= 0.0) continue;
-      const double s = std::min(s_i, -s_j);
-      const std::int64_t d = capped(round_rate(s, me.tasks, me.task_time, n[j], t[j]), peers[j]);
+      const std::int64_t d = amount(std::min(s_i, -s_j), j);
       if (d >= 1) cands.push_back({j, d, 1.0 / (1.0 + std::abs(s_i + s_j))});
     }
     if (!cands.empty()) return draw(cands, u, Criterion::ClosestRate);
@@ -113,8 +131,7 @@ std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t
   // 2. In-pair comparison (Eq. 10 rounded by Eq. 7).
   for (std::size_t j = 0; j < m; ++j) {
     if (j == self || peers[j].left < 1.0) continue;
-    const double s = pair_rate(me.tasks, me.task_time, n[j], t[j]);
-    const std::int64_t d = capped(round_rate(s, me.tasks, me.task_time, n[j], t[j]), peers[j]);
+    const std::int64_t d = amount(pair_rate(me.tasks, me.task_time, n[j], t[j]), j);
     if (d >= 1) cands.push_back({j, d, static_cast<double>(d)});
   }
   return draw(cands, u, Criterion::InPair);
