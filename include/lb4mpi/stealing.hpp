@@ -459,7 +459,6 @@ concept DataDescription = requires(D& d, const D& cd, const Place& p, Index k) {
 // ---------------------------------------------------------------------------
 // The loop
 
-namespace detail {
 /// The body behind its type: runs chunk `c` (global indices) with its input
 /// items at `in` and its results at `out`.
 using OwnedBodyFn = void (*)(void* body, Chunk c, const Place& in, const Place& out);
@@ -475,9 +474,11 @@ struct OwnedLoopArgs {
   OwnedBodyFn body = nullptr;
   void* body_state = nullptr;
 };
-/// Collective: runs the owned loop (docs/STEALING.md).
-LB4MPI_API StealReport run_owned(const OwnedLoopArgs& args, const StealOptions& options);
+/// Collective: runs the owned loop behind owned_for's types (and the C
+/// interface's); owned_for is the form to use (docs/STEALING.md).
+LB4MPI_API StealReport run_owned_loop(const OwnedLoopArgs& args, const StealOptions& options);
 
+namespace detail {
 template <class D>
 Mover* mover_of(D& d) {
   if constexpr (std::is_pointer_v<decltype(d.mover())>) {
@@ -504,7 +505,7 @@ StealReport owned_for(MPI_Comm comm, Index first, Index last, In&& in, Out&& out
     std::remove_reference_t<Out>* out;
     std::remove_reference_t<Body>* body;
   } state{&in, &out, &body};
-  detail::OwnedLoopArgs args;
+  OwnedLoopArgs args;
   args.comm = comm;
   args.first = first;
   args.last = last;
@@ -517,7 +518,7 @@ StealReport owned_for(MPI_Comm comm, Index first, Index last, In&& in, Out&& out
     auto* st = static_cast<State*>(s);
     (*st->body)(c, st->in->view(pin, c.size), st->out->view(pout, c.size));
   };
-  return detail::run_owned(args, options);
+  return run_owned_loop(args, options);
 }
 
 /// The same without results: body(Chunk, In::View).

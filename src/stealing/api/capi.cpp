@@ -172,7 +172,7 @@ int LB4MPI_Owned_for(MPI_Comm comm, int64_t first, int64_t last, LB4MPI_Items* i
     const LB4MPI_Items* in;
     const LB4MPI_Items* out;
   } call{body, state, in, out};
-  lb4mpi::detail::OwnedLoopArgs args;
+  lb4mpi::OwnedLoopArgs args;
   args.comm = comm;
   args.first = first;
   args.last = last;
@@ -198,7 +198,7 @@ int LB4MPI_Owned_for(MPI_Comm comm, int64_t first, int64_t last, LB4MPI_Items* i
     if (args.error.empty()) args.error = std::string("lb4mpi: ") + e.what();  // agreed on below
   }
   try {
-    const lb4mpi::StealReport r = lb4mpi::detail::run_owned(args, opt);
+    const lb4mpi::StealReport r = lb4mpi::run_owned_loop(args, opt);
     g_error.clear();
     if (summary != nullptr) {
       summary->t_par = r.loop.t_par;

@@ -68,7 +68,7 @@ std::string write_iterations(const StealOptions& o, const st::Run& run, std::int
 }
 
 // This rank's own checks, "" when fine.
-std::string validate(const detail::OwnedLoopArgs& a, const StealOptions& o, const rt::Channel& channel, int ranks) {
+std::string validate(const OwnedLoopArgs& a, const StealOptions& o, const rt::Channel& channel, int ranks) {
   if (!a.error.empty()) return a.error;
   try {
     o.validate(ranks);
@@ -165,9 +165,7 @@ StealReport report_of(const std::vector<Figures>& all, const std::vector<st::Ran
 
 }  // namespace
 
-namespace detail {
-
-StealReport run_owned(const OwnedLoopArgs& a, const StealOptions& options) {
+StealReport run_owned_loop(const OwnedLoopArgs& a, const StealOptions& options) {
   rt::Channel& channel = rt::private_channel(a.comm, 0);
   const MPI_Comm comm = channel.comm;
   int rank = 0, ranks = 1;
@@ -175,7 +173,7 @@ StealReport run_owned(const OwnedLoopArgs& a, const StealOptions& options) {
   rt::check_mpi(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
 
   std::string error = validate(a, options, channel, ranks);
-  if (error.empty()) error = check_environment(rank);
+  if (error.empty()) error = detail::check_environment(rank);
   if (error.empty() && options.iterations_info) error = trace::check_outputs(iterations_output(options), rank);
   Fingerprint h;
   h.add(options.fingerprint()).add(a.in != nullptr).add(a.out != nullptr);
@@ -220,8 +218,6 @@ StealReport run_owned(const OwnedLoopArgs& a, const StealOptions& options) {
   rt::allgather(&mine, static_cast<int>(sizeof(Figures)), MPI_BYTE, all.data(), comm);
   return report_of(all, ranges, options);
 }
-
-}  // namespace detail
 
 // ---- StealReport
 

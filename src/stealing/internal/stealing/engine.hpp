@@ -67,7 +67,7 @@ struct Range {
   [[nodiscard]] Index size() const { return last - first; }
 };
 
-/// The body behind its type (lb4mpi::detail::OwnedBodyFn and its state).
+/// The body behind its type (lb4mpi::OwnedBodyFn and its state).
 struct Body {
   void (*fn)(void* state, Chunk c, const Place& in, const Place& out) = nullptr;
   void* state = nullptr;
