@@ -16,6 +16,7 @@ add_library(lb4mpi_apps_kernels STATIC
   ${_lb4mpi_apps_dir}/pisolver/pisolver_kernel.cpp
   ${_lb4mpi_apps_dir}/pisolver_stream/pisolver_stream_kernel.cpp
   ${_lb4mpi_apps_dir}/psia/psia_kernel.cpp
+  ${_lb4mpi_apps_dir}/seismic/seismic_kernel.cpp
   ${_lb4mpi_apps_dir}/synthetic/synthetic_kernel.cpp)
 # Kernels include lb4mpi/types.hpp (header-only) and "../common/...".
 target_include_directories(lb4mpi_apps_kernels PUBLIC ${_lb4mpi_root}/src/techniques/include ${_lb4mpi_apps_dir})

@@ -1,15 +1,13 @@
 // The engines of this build, by balancer. Built in: none, steal (relayed).
 // Engines in their own folder register themselves through the folder's
-// register.hpp (stealing/engine.hpp, "how an engine plugs in").
+// register.hpp (stealing/engine.hpp, "how an engine plugs in"); the registry
+// names each such folder here (a plain include, so that the build tracks it).
 #include <algorithm>
 
 #include "builtin.hpp"
 #include "stealing/engine.hpp"
 
-#if __has_include("a2ws/register.hpp")
 #include "a2ws/register.hpp"
-#define LB4MPI_STEALING_HAS_A2WS 1
-#endif
 
 namespace lb4mpi::st {
 
@@ -42,9 +40,7 @@ const EngineRegistry& EngineRegistry::instance() {
     EngineRegistry r;
     r.add(Balancer::None, &make_no_balancing);
     r.add(Balancer::Steal, &make_relayed_stealing);
-#ifdef LB4MPI_STEALING_HAS_A2WS
     a2ws::register_engines(r);
-#endif
     return r;
   }();
   return registry;

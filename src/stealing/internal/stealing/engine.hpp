@@ -12,17 +12,20 @@
 // rank's figures. The front end (src/stealing/api) does the rest around it:
 // the agreement at the start, the figures' exchange and the report.
 //
-// HOW AN ENGINE PLUGS IN (no edit to the existing engines or this file):
+// HOW AN ENGINE PLUGS IN (no edit to the existing engines or this file; one
+// line in registry.cpp):
 //  1. implement st::Engine in its own folder, e.g. src/stealing/a2ws/*.cpp
 //     (every .cpp below src/stealing/ except src/stealing/api/ is part of
 //     the layer's target, found by CMake's GLOB_RECURSE);
 //  2. provide src/stealing/<folder>/register.hpp declaring
 //       namespace lb4mpi::st::<folder> { void register_engines(EngineRegistry& r); }
 //     and define it to call r.add(Balancer::A2WS, &make_a2ws, "...") etc.;
-//  3. src/stealing/registry.cpp includes "a2ws/register.hpp" when it exists
-//     (__has_include) and calls a2ws::register_engines. A balancer without
-//     a registered engine is refused when a loop starts, on every rank:
-//     "balancer 'a2ws' is not built in this build (built: none, steal)".
+//  3. src/stealing/registry.cpp includes "<folder>/register.hpp" and calls
+//     <folder>::register_engines (a plain include, not __has_include: the
+//     build must see the dependency). A balancer without a registered
+//     engine is refused when a loop starts, on every rank:
+//     "balancer 'a2ws' is not built in this build (built: none, steal)";
+//     today every balancer of Balancer is registered.
 #pragma once
 #include <mpi.h>
 

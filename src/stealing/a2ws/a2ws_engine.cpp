@@ -1,0 +1,142 @@
+// Balancer::A2WS: adaptive asynchronous work stealing (`002` §2, Algorithm 1).
+//
+// Each rank starts with the tasks of the iterations it owns in its deque
+// (a2ws/deque.hpp) and runs them from the head. Between two tasks it
+// publishes what it knows of itself and exchanges what changed with its
+// ring neighbours (a2ws/ring_info.hpp, radius R), and — from its first
+// finished task on (preemptive stealing, §2.2.1), or only once its deque
+// is empty when Config::preemptive is off — asks the steal equations
+// (a2ws/smart.hpp) whether a steal from a rank of its subsystem would bring
+// the finish times closer; if so it takes that many tasks from the
+// victim's tail (one atomic, one get) and pushes them to its own head. A
+// rank whose deque is empty keeps stealing while the equations find a
+// victim, and leaves when they find none: a slow rank does not take work
+// that a faster one would finish sooner (§4). Every rank runs what is in
+// its deque, so each task runs exactly once whoever leaves when.
+#include <random>
+#include <vector>
+
+#include "a2ws/deque.hpp"
+#include "a2ws/engines.hpp"
+#include "a2ws/ring_info.hpp"
+#include "a2ws/smart.hpp"
+#include "a2ws/tasks.hpp"
+
+namespace lb4mpi::a2ws {
+namespace {
+
+class A2ws final : public st::Engine {
+ public:
+  explicit A2ws(const st::Config& config) : config_(config) {}
+
+  void run(st::Run& run) override {
+    const TaskSpace space = TaskSpace::of(run);
+    const RingLayout layout(run.size(), run.rank(), std::max(1, config_.radius));
+    std::vector<PeerView> initial(static_cast<std::size_t>(layout.slots()));
+    for (int s = 0; s < layout.slots(); ++s) {
+      // Before a rank is heard of: its static share, untouched (§2.2.1).
+      const auto c = static_cast<double>(space.count_of(layout.rank_at(s)));
+      initial[static_cast<std::size_t>(s)] = PeerView{c, 0.0, c};
+    }
+    TaskRunner runner(run, space);
+    {
+      TaskDeque deque(run.comm(), space.deque_capacity(run.rank()), space.tasks_of(run.rank()));
+      RingInfo ring(run.comm(), layout, initial);
+      State s{run, runner, deque, ring, runner.random()};
+      runner.between = [&ring] { ring.exchange(); };
+      work(s);
+      runner.finish();
+    }  // the windows go (collectively) after every rank finished
+  }
+
+ private:
+  struct State {
+    st::Run& run;
+    TaskRunner& runner;
+    TaskDeque& deque;
+    RingInfo& ring;
+    std::mt19937_64 rng;
+    Index executed = 0;  // tasks run here
+    double work = 0.0;   // their seconds
+  };
+
+  enum class Outcome : std::uint8_t { NoVictim, Failed, Got };
+
+  void work(State& s) const {
+    for (;;) {
+      publish(s, false);
+      s.runner.poll();  // news in, changes out (ring.exchange), items served
+      if (config_.preemptive && s.executed > 0) (void)steal(s);
+      const std::int64_t id = s.deque.take();
+      if (id < 0) {
+        if (!steal_until_work(s)) return;
+        continue;
+      }
+      publish(s, true);
+      s.ring.exchange();
+      s.work += s.runner.execute(id);
+      ++s.executed;
+    }
+  }
+
+  // This rank's entry (`002` §2.1): n_i = the tasks it still has to run,
+  // held and running (a2ws/smart.hpp: why not those it ran too).
+  static void publish(State& s, bool running) {
+    PeerView me;
+    me.tasks = static_cast<double>(s.deque.held() + (running ? 1 : 0));
+    me.task_time = s.executed > 0 ? s.work / static_cast<double>(s.executed) : 0.0;
+    me.left = static_cast<double>(s.deque.stealable());
+    s.ring.set_self(me);
+  }
+
+  // One steal decision and attempt (Algorithm 1, lines 4-8).
+  Outcome steal(State& s) const {
+    const double elapsed = st::Run::now() - s.run.started_at();
+    std::vector<PeerView> peers(s.ring.view().begin(), s.ring.view().end());
+    for (PeerView& p : peers) p.task_time = estimated_task_time(p, elapsed);
+    const std::optional<Choice> c =
+        select_victim(peers, static_cast<std::size_t>(s.ring.layout().self_slot()),
+                      std::uniform_real_distribution<double>(0.0, 1.0)(s.rng));
+    if (!c) return Outcome::NoVictim;
+    const int slot = static_cast<int>(c->victim);
+    const int victim = s.ring.layout().rank_at(slot);
+    RankSteals& fig = s.run.steal_figures();
+    ++fig.steal_attempts;
+    const TaskDeque::Stolen got = s.deque.steal(victim, c->amount);
+    // What the thief learnt of the victim (`002` Table 1).
+    PeerView v = s.ring.view()[static_cast<std::size_t>(slot)];
+    v.left = static_cast<double>(got.left);
+    v.tasks = std::max(0.0, v.tasks - static_cast<double>(got.tasks.size()));
+    s.ring.set(slot, v);
+    if (got.tasks.empty()) return Outcome::Failed;
+    ++fig.steals;
+    s.runner.took_in(got.tasks);
+    s.deque.push(got.tasks);
+    publish(s, false);
+    return Outcome::Got;
+  }
+
+  // An empty deque: steal while the equations find a victim.
+  bool steal_until_work(State& s) const {
+    const double t0 = st::Run::now();
+    const int tries = 4 * s.ring.layout().slots();
+    bool got = false;
+    for (int i = 0; i < tries && !got; ++i) {
+      publish(s, false);
+      s.runner.poll();
+      const Outcome o = steal(s);
+      if (o == Outcome::NoVictim) break;
+      got = o == Outcome::Got;
+    }
+    s.run.steal_figures().steal_wait += st::Run::now() - t0;
+    return got;
+  }
+
+  st::Config config_;
+};
+
+}  // namespace
+
+std::unique_ptr<st::Engine> make_a2ws(const st::Config& config) { return std::make_unique<A2ws>(config); }
+
+}  // namespace lb4mpi::a2ws
