@@ -16,6 +16,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev
   python3 python3-matplotlib
+  libsimgrid-dev  # SimGrid's SMPI: the simulation build (scripts/test.sh --config sim, docs/EXPERIMENTS.md)
 )
 
 check_only=0

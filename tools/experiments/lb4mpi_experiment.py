@@ -59,8 +59,10 @@ FLAGS = {
     "slow_from": "--slow-from", "fail_ranks": "--fail-ranks", "fail_after": "--fail-after",
     "fail_how": "--fail-how", "repeat": "--repeat", "time_steps": "--time-steps",
 }
-# Factors the runner itself interprets.
-SPECIAL = ("app", "ranks", "platform", "loops", "robust")
+# Factors the runner itself interprets. A "workload" level is an object
+# {"name": NAME, "args": [app arguments]}: a named set of app arguments (the
+# CSV and the figures show its name).
+SPECIAL = ("app", "ranks", "platform", "loops", "robust", "workload")
 LOOPS = ("sync", "async")
 # Values of rank-list factors that depend on the run's rank count.
 RANK_WORDS = {"last": lambda p: str(p - 1), "none": lambda p: None}
@@ -121,6 +123,10 @@ def load_design(path: Path) -> dict:
     for level in factors.get("loops", []):
         if level not in LOOPS:
             raise DesignError(f"{path}: unknown loops level '{level}'; valid: {', '.join(LOOPS)}")
+    for level in factors.get("workload", []):
+        if not (isinstance(level, dict) and isinstance(level.get("name"), str) and isinstance(level.get("args"), list)):
+            raise DesignError(f"{path}: a workload level is an object {{\"name\": ..., \"args\": [...]}}, "
+                              f"got {level!r}")
     if "simulated" in factors["platform"]:
         for f in FAILURE_FACTORS:
             if f in factors and any(v not in (None, "none") for v in factors[f]):
@@ -163,6 +169,11 @@ def expand(design: dict) -> list[dict]:
     factors = design["factors"]
     names = list(factors)
     cells = [dict(zip(names, values)) for values in itertools.product(*(factors[n] for n in names))]
+    workloads = {w["name"]: w["args"] for w in factors.get("workload", [])}
+    for cell in cells:
+        if "workload" in cell:  # the CSV keeps the name; argv_of() finds its arguments
+            cell["workload"] = cell["workload"]["name"]
+    design["_workloads"] = workloads
     runs = []
     for rep in range(design.get("repetitions", 1)):
         order = list(cells)
@@ -180,7 +191,7 @@ def app_args(design: dict, app: str) -> list[str]:
 
 def run_id(design: dict, run: dict) -> str:
     key = {k: v for k, v in run.items() if k != "run_id"}
-    key["args"] = app_args(design, run["app"])
+    key["args"] = argv_of(design, run)
     return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -189,6 +200,9 @@ def argv_of(design: dict, run: dict) -> list[str]:
     flag per factor that is an app option."""
     args = app_args(design, run["app"])
     for name, value in run.items():
+        if name == "workload":
+            args += [str(a) for a in design["_workloads"][value]]
+            continue
         if name == "loops":
             if value == "async":
                 args.append("--async")
@@ -353,7 +367,7 @@ def check_checksums(design: dict, rows: list[dict]) -> list[str]:
     compared within a group of the same app and the same levels of the
     factors that change the computed result (app flags given as '--name'
     factors, time_steps)."""
-    result_factors = [f for f in design["factors"] if f.startswith("--") or f == "time_steps"]
+    result_factors = [f for f in design["factors"] if f.startswith("--") or f in ("time_steps", "workload")]
     groups = {}
     for r in rows:
         if r.get("status") == "ok" and r.get("checksum"):
@@ -409,7 +423,8 @@ def main() -> int:
                         + ("with cmake -DLB4MPI_SIMGRID=ON (docs/EXPERIMENTS.md), or give --sim-build"
                            if platform == "simulated" else "(or give --native-build)"))
                     return 2
-        (out / "design.json").write_text(json.dumps(design, indent=2) + "\n")
+        (out / "design.json").write_text(json.dumps({k: v for k, v in design.items() if not k.startswith("_")},
+                                                    indent=2) + "\n")
         done = {rid for rid, row in read_rows(csv_path).items() if row.get("status") == "ok"}
         todo = [r for r in runs if r["run_id"] not in done]
         jobs = a.jobs or design.get("jobs", 1)
@@ -418,9 +433,17 @@ def main() -> int:
         writer = CsvWriter(csv_path, columns(design))
         progress = Progress(len(todo), a.quiet)
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            for row in pool.map(lambda r: execute(s, design, r), todo):
-                writer.write(row)
-                progress.update(row)
+            futures = [pool.submit(execute, s, design, r) for r in todo]
+            try:
+                for f in concurrent.futures.as_completed(futures):
+                    row = f.result()
+                    writer.write(row)
+                    progress.update(row)
+            except KeyboardInterrupt:
+                for f in futures:
+                    f.cancel()
+                log("lb4mpi_experiment: interrupted; the runs finished so far are in the CSV (run again to resume)")
+                raise
     rows = list(read_rows(csv_path).values())
     failed = [r for r in rows if r.get("status") != "ok"]
     problems = check_checksums(design, rows)

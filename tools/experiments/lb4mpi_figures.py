@@ -45,7 +45,9 @@ def _number(v):
 
 
 def _levels(design: dict, factor: str | None) -> list:
-    return [None] if factor is None else list(design["factors"][factor])
+    if factor is None:
+        return [None]
+    return [v["name"] if isinstance(v, dict) else v for v in design["factors"][factor]]
 
 
 def _same(row_value, level) -> bool:
