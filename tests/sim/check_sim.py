@@ -10,15 +10,11 @@
       at least the lower bound of its workload (its iterations were spent as
       simulated time, not skipped).
 
-  check_sim.py smoke --runner RUNNER --design DESIGN --out DIR --sim-build BUILD
-      The experiment runner on a simulated design: exit 0 (every run ok,
-      checksums equal), one CSV row per run, and every figure of the design.
+The experiment runner's smoke design on 64 simulated ranks is run by
+tests/tools/check_experiment.py (sim.smoke).
 """
 import argparse
-import csv
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -80,34 +76,6 @@ def checksums(a) -> None:
     print("check_sim: checksums ok", flush=True)
 
 
-def smoke(a) -> None:
-    design = json.loads(Path(a.design).read_text())
-    out = Path(a.out)
-    if out.exists():
-        for f in out.iterdir():
-            f.unlink()
-    cmd = [sys.executable, a.runner, a.design, "--out", str(out), "--sim-build", a.sim_build]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    print(p.stderr[-3000:], flush=True)
-    if p.returncode != 0:
-        fail(f"the runner exited {p.returncode}")
-    with open(out / "runs.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    expected = design.get("repetitions", 1)
-    for levels in design["factors"].values():
-        expected *= len(levels)
-    if len(rows) != expected or any(r["status"] != "ok" for r in rows):
-        fail(f"{len(rows)} rows ({sum(r['status'] == 'ok' for r in rows)} ok), {expected} runs expected")
-    for fig in design.get("figures", []):
-        png = out / f"{fig['name']}.png"
-        if not png.exists() or png.stat().st_size < 1000:
-            fail(f"figure {png} missing")
-    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if again.returncode != 0 or f"{expected} already in" not in again.stderr:
-        fail(f"a second invocation did not resume (exit {again.returncode}): {again.stderr[-500:]}")
-    print(f"check_sim: smoke ok: {expected} runs, figures drawn, resumed", flush=True)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="what", required=True)
@@ -116,17 +84,9 @@ def main() -> None:
     c.add_argument("--native-app")
     c.add_argument("--mpiexec", default="mpiexec")
     c.add_argument("args", nargs=argparse.REMAINDER)
-    s = sub.add_parser("smoke")
-    s.add_argument("--runner", required=True)
-    s.add_argument("--design", required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--sim-build", required=True)
     a = ap.parse_args()
-    if a.what == "checksums":
-        a.args = [x for x in a.args if x != "--"]
-        checksums(a)
-    else:
-        smoke(a)
+    a.args = [x for x in a.args if x != "--"]
+    checksums(a)
 
 
 if __name__ == "__main__":

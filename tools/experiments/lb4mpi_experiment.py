@@ -444,7 +444,12 @@ def main() -> int:
                     f.cancel()
                 log("lb4mpi_experiment: interrupted; the runs finished so far are in the CSV (run again to resume)")
                 raise
-    rows = list(read_rows(csv_path).values())
+    ids = {r["run_id"] for r in runs}
+    all_rows = read_rows(csv_path)
+    rows = [r for rid, r in all_rows.items() if rid in ids]
+    if len(rows) < len(all_rows):
+        log(f"lb4mpi_experiment: {len(all_rows) - len(rows)} rows of {csv_path} are not runs of this design "
+            "(it changed since): left out")
     failed = [r for r in rows if r.get("status") != "ok"]
     problems = check_checksums(design, rows)
     if design.get("figures"):

@@ -97,12 +97,13 @@ def draw(design: dict, spec: dict, rows: list[dict], out: Path) -> Path | None:
         handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[i % len(COLOURS)])
                    for i, _ in enumerate(_levels(design, hue))]
         fig.legend(handles, [f"{hue} = {h}" for h in _levels(design, hue)], loc="upper right", fontsize=8,
-                   ncol=min(4, len(handles)), bbox_to_anchor=(1.0, 0.955 if spec.get("title") else 1.0),
-                   frameon=False)
+                   ncol=min(4, len(handles)), frameon=False,
+                   bbox_to_anchor=(1.0, 1.0 - (0.28 / fig.get_size_inches()[1] if spec.get("title") else 0.0)))
     if spec.get("title"):
         fig.suptitle(spec["title"], fontsize=10, x=0.01, y=0.995, ha="left")
-    top = 1.0 - (0.07 if spec.get("title") else 0.0) - (0.06 if hue else 0.0)
-    fig.tight_layout(rect=(0, 0, 1, top * (1 if len(metrics) > 1 else 0.98)))
+    height = fig.get_size_inches()[1]
+    top = 1.0 - ((0.3 if spec.get("title") else 0.0) + (0.25 if hue else 0.0)) / height
+    fig.tight_layout(rect=(0, 0, 1, top))
     path = out / f"{spec['name']}.png"
     fig.savefig(path, dpi=72)
     plt.close(fig)
