@@ -3,7 +3,8 @@
 #                            naming the valid choices (no MPI)
 #   tools.experiment.native  a tiny native design (experiment-native.json: the
 #                            synthetic app on 2 ranks, 4 runs, traced): CSV,
-#                            equal checksums, figures, resumption
+#                            equal checksums, the hand-out figures, figures
+#                            (resumption: sim.smoke in the simulation build)
 # Both need a Python 3 with matplotlib (cmake/PlotPython.cmake); the native
 # run needs the synthetic app. Included from tests/CMakeLists.txt.
 include(${PROJECT_SOURCE_DIR}/cmake/PlotPython.cmake)
