@@ -25,6 +25,9 @@
 # sleep, gettimeofday, malloc, ...) reach into every header after it (CLI11
 # declares a member function exit), and lb4mpi needs none of them: its clock
 # and its simulated work are explicit (src/platform/simgrid/platform/platform.hpp).
+if(NOT LB4MPI_WITH_MPI)
+  message(FATAL_ERROR "LB4MPI_SIMGRID=ON needs LB4MPI_WITH_MPI=ON: the simulation build is of the MPI runtime and the apps")
+endif()
 find_path(LB4MPI_SMPI_INCLUDE_DIR mpi.h PATHS /usr/include/smpi /usr/local/include/smpi NO_DEFAULT_PATH
           DOC "SimGrid's SMPI headers (mpi.h)")
 find_library(LB4MPI_SIMGRID_LIBRARY simgrid DOC "libsimgrid (SMPI)")
