@@ -33,8 +33,6 @@ import json
 import os
 import random
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -72,7 +70,7 @@ FAILURE_FACTORS = ("fail_ranks", "fail_after", "fail_how")
 # The CSV: the run's identity, its factors (in the design's order), then these.
 RESULT_COLUMNS = [
     "t_par_s", "wall_s", "lower_bound_s", "t_par_over_bound", "chunks", "load_imbalance_pct",
-    "handout_us_mean", "handout_us_median", "handout_us_p95", "checksum", "checksum_consistent",
+    "handout_us_mean", "handout_us_median", "handout_us_p95", "checksum", "checksum_consistent", "failed_ranks",
     "host_wall_s", "host_cpu_s", "status", "command",
 ]
 
@@ -257,8 +255,19 @@ def handout_stats(trace_csv: Path) -> dict:
             "handout_us_p95": obtain[min(len(obtain) - 1, int(0.95 * len(obtain)))]}
 
 
+def injects_failures(run: dict) -> bool:
+    return run.get("fail_ranks") not in (None, "none")
+
+
+def launcher(s: Settings, run: dict) -> list[str]:
+    """The native launcher of a run. With injected failures, Open MPI's
+    mpiexec --enable-recovery keeps the job running when a rank dies
+    (docs/ROBUST.md; the robust mode's survivors report the failure)."""
+    return [s.mpiexec] + (["--enable-recovery"] if injects_failures(run) else []) + ["-n", str(run["ranks"])]
+
+
 def run_native(s: Settings, run: dict, argv: list[str], env: dict) -> lb4mpi_simrun.Result:
-    cmd = [s.mpiexec, "-n", str(run["ranks"])] + argv
+    cmd = launcher(s, run) + argv
     env = dict(env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
     return lb4mpi_simrun.run_process(cmd, env=env, timeout=s.timeout)
@@ -278,7 +287,7 @@ def execute(s: Settings, design: dict, run: dict) -> dict:
             row["command"] = "lb4mpi_simrun.py -n %d %s" % (run["ranks"], " ".join(argv))
             r = lb4mpi_simrun.run(run["ranks"], argv, timeout=s.timeout, env=env)
         else:
-            row["command"] = "%s -n %d %s" % (s.mpiexec, run["ranks"], " ".join(argv))
+            row["command"] = " ".join(launcher(s, run) + argv)
             r = run_native(s, run, argv, env)
         row["host_wall_s"] = round(r.host_wall_s, 3)
         row["host_cpu_s"] = round(r.host_cpu_s, 3)
@@ -293,6 +302,7 @@ def execute(s: Settings, design: dict, run: dict) -> dict:
                   "checksum", "checksum_consistent"):
             if k in summary:
                 row[k] = summary[k]
+        row["failed_ranks"] = ";".join(str(f) for f in summary.get("failed_ranks", []))
         if trace_dir and (Path(trace_dir) / "trace.csv").exists():
             row.update(handout_stats(Path(trace_dir) / "trace.csv"))
         return row
@@ -409,8 +419,9 @@ def main() -> int:
     if a.dry_run:
         for run in runs:
             argv = [str(s.exe(run))] + argv_of(design, run)
-            pre = "lb4mpi_simrun.py" if run["platform"] == "simulated" else a.mpiexec
-            print(f"{pre} -n {run['ranks']} {' '.join(argv)}")
+            pre = f"lb4mpi_simrun.py -n {run['ranks']}" if run["platform"] == "simulated" else " ".join(
+                launcher(s, run))
+            print(f"{pre} {' '.join(argv)}")
         return 0
     out.mkdir(parents=True, exist_ok=True)
     csv_path = out / "runs.csv"
