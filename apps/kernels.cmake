@@ -21,6 +21,6 @@ add_library(lb4mpi_apps_kernels STATIC
 # Kernels include lb4mpi/types.hpp (header-only) and "../common/...".
 target_include_directories(lb4mpi_apps_kernels PUBLIC ${_lb4mpi_root}/src/techniques/include ${_lb4mpi_apps_dir})
 target_compile_features(lb4mpi_apps_kernels PUBLIC cxx_std_20)
-target_link_libraries(lb4mpi_apps_kernels PUBLIC ZLIB::ZLIB PRIVATE lb4mpi_flags)
+target_link_libraries(lb4mpi_apps_kernels PUBLIC ZLIB::ZLIB lb4mpi_platform PRIVATE lb4mpi_flags)
 unset(_lb4mpi_apps_dir)
 unset(_lb4mpi_root)

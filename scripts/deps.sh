@@ -18,6 +18,8 @@ PACKAGES=(
   python3 python3-matplotlib
   # the Python package lb4mpi (python/) and its tests and examples
   python3-dev pybind11-dev python3-mpi4py python3-numpy python3-pytest
+
+  libsimgrid-dev  # SimGrid's SMPI: the simulation build (scripts/test.sh --config sim, docs/EXPERIMENTS.md)
 )
 
 check_only=0

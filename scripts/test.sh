@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite of lb4mpi, in three configurations, each in its own
+# The whole test suite of lb4mpi, in four configurations, each in its own
 # build folder; stops at the first failure.
 #   (a) openmpi  build/ci-openmpi  Release (-O2), -Werror, Open MPI: every test, the Python
 #                                  package too (-DLB4MPI_BUILD_PYTHON=ON: Debian's mpi4py is on Open MPI)
@@ -10,8 +10,12 @@
 #   (c) mpich    build/ci-mpich    Release (-O2), -Werror, MPICH: the MPI tests
 #                                  (ctest -L mpi); neither the MPI-free unit tests nor the
 #                                  apps and tools are built (the Open MPI configuration tests them)
+#   (d) sim      build/ci-sim      SimGrid's SMPI (-DLB4MPI_SIMGRID=ON), -O0, unity build, -Werror:
+#                                  the library and the synthetic app only; the tests of label sim
+#                                  (64 simulated ranks: checksums against the Open MPI build's
+#                                  app when build/ci-openmpi has it, a smoke experiment)
 #
-#   bash scripts/test.sh                          # all three configurations
+#   bash scripts/test.sh                          # all four configurations
 #   bash scripts/test.sh --config mpich           # one configuration (repeatable)
 #   bash scripts/test.sh --config openmpi -L apps # one label (ctest -L, repeatable)
 #   bash scripts/test.sh --config asan -R 'runtime_p2$'   # tests by regex (ctest -R)
@@ -34,7 +38,7 @@ BUILD_ROOT="${BUILD_ROOT:-build}"
 BUDGET_S="${BUDGET_S:-20}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-8}"
 LOGS="$ROOT/$BUILD_ROOT/ci-logs"
-ALL_CONFIGS=(openmpi asan mpich)
+ALL_CONFIGS=(openmpi asan mpich sim)
 
 usage() {
   sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -47,7 +51,7 @@ while [[ $# -gt 0 ]]; do
     --config)
       [[ $# -ge 2 ]] || { echo "test.sh: --config needs a name: ${ALL_CONFIGS[*]}" >&2; exit 2; }
       case "$2" in
-        openmpi | asan | mpich) CONFIGS+=("$2") ;;
+        openmpi | asan | mpich | sim) CONFIGS+=("$2") ;;
         *) echo "test.sh: unknown configuration '$2'; valid: ${ALL_CONFIGS[*]}" >&2; exit 2 ;;
       esac
       shift 2 ;;
@@ -56,7 +60,8 @@ while [[ $# -gt 0 ]]; do
       FILTER+=("$1" "$2"); shift 2 ;;
     --list)
       echo "configurations: ${ALL_CONFIGS[*]}"
-      echo "labels: unit (no MPI), mpi (under mpiexec), apps, capi, runtime, python, tools, bench, install, fuzz, stress, slow"
+      echo "labels: unit (no MPI), mpi (under mpiexec), apps, capi, runtime, python, tools, bench, install, fuzz, stress, slow,"
+      echo "        sim (the simulation build: smpirun, configuration sim only)"
       exit 0 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -247,6 +252,24 @@ for cfg in "${CONFIGS[@]}"; do
         -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
         -DMPIEXEC_EXECUTABLE="$MPIEXEC_MPICH"
       run_ctest mpi -- -L mpi
+      end_config ;;
+    sim)
+      # --- (d) SimGrid's SMPI: the simulation build (docs/EXPERIMENTS.md) ------------------
+      # Only what its tests run: the library and the synthetic app (LB4MPI_APPS), at -O0
+      # and as a unity build (compile time: the simulated runs take seconds either way).
+      # The checksums of the simulated runs are compared with the native app of the Open
+      # MPI configuration when it was built (it runs first in the whole suite).
+      NATIVE_APPS="$ROOT/$BUILD_ROOT/ci-openmpi/apps"
+      NATIVE_ARG=(-DLB4MPI_NATIVE_APPS=)
+      if [[ -x "$NATIVE_APPS/lb4mpi-synthetic" ]]; then
+        NATIVE_ARG=(-DLB4MPI_NATIVE_APPS="$NATIVE_APPS")
+      else
+        echo "-- sim: no $NATIVE_APPS/lb4mpi-synthetic (run the openmpi configuration first):" \
+          "the simulated checksums are compared among themselves only"
+      fi
+      begin_config sim -DCMAKE_BUILD_TYPE=None -DCMAKE_UNITY_BUILD=ON -DLB4MPI_WERROR=ON \
+        -DLB4MPI_SIMGRID=ON -DLB4MPI_APPS=synthetic "${NATIVE_ARG[@]}"
+      run_ctest sim -- -L sim
       end_config ;;
   esac
 done

@@ -137,7 +137,7 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
   } free_comms{comms};
 
   MPI_Barrier(ctx.comm());
-  const auto t0 = SteadyClock::now();
+  const double t0 = now();
   if (asynchronous) {
     std::vector<LoopSpec> specs;
     std::vector<std::pair<Index, Index>> ranges;
@@ -147,7 +147,7 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
     }
     std::optional<LoopSet> set;
     for (int s = 0; s < steps; ++s) {
-      const auto start = SteadyClock::now();
+      const double start = now();
       if (s == 0)
         set.emplace(ctx.comm(), specs);
       else
@@ -169,7 +169,7 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
   } else {
     std::vector<std::optional<Loop>> loops(nl);
     for (int s = 0; s < steps; ++s) {
-      const auto start = SteadyClock::now();
+      const double start = now();
       MultiStep& st = run.steps[static_cast<std::size_t>(s)];
       std::uint64_t* sums = &local[static_cast<std::size_t>(s) * nl];
       for (std::size_t l = 0; l < nl; ++l) {

@@ -72,7 +72,7 @@ std::vector<OwnedStep> run_owned_steps(AppContext& ctx, int repeat, Step&& step)
   ctx.announce_start();
   std::vector<OwnedStep> steps;
   for (int s = 0; s < repeat; ++s) {
-    const auto start = SteadyClock::now();
+    const double start = now();
     OwnedStep r = step();
     r.wall_s = seconds_since(start);
     std::uint64_t all = 0;

@@ -1,19 +1,15 @@
 #include "timing.hpp"
 
-#include <thread>
-
 namespace lb4mpi::apps {
 
 void spin_for_ns(std::int64_t ns) {
   if (ns <= 0) return;
-  const auto deadline = SteadyClock::now() + std::chrono::nanoseconds(ns);
-  while (SteadyClock::now() < deadline) {
-  }
+  platform::spend(static_cast<double>(ns) * 1e-9);
 }
 
 void sleep_for_ns(std::int64_t ns) {
   if (ns <= 0) return;
-  std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+  platform::sleep(static_cast<double>(ns) * 1e-9);
 }
 
 }  // namespace lb4mpi::apps

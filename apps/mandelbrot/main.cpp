@@ -26,6 +26,7 @@
 #include "common/png.hpp"
 #include "common/steps.hpp"
 #include "common/summary.hpp"
+#include "common/work.hpp"
 #include "mandelbrot_kernel.hpp"
 
 namespace apps = lb4mpi::apps;
@@ -59,9 +60,12 @@ int run_three_loops(apps::AppContext& ctx, const mb::Params& params, double min_
         buffer.resize(static_cast<std::size_t>(c.size));
         mb::compute_range(p, c.begin, buffer);
         std::uint64_t sum = 0;
-        for (std::size_t k = 0; k < buffer.size(); ++k)
+        apps::PieceWork work;  // the simulation build: the modelled time of the piece
+        for (std::size_t k = 0; k < buffer.size(); ++k) {
           sum += apps::mix_result(static_cast<std::uint64_t>(c.begin) + k,
                                   static_cast<std::uint64_t>(buffer[k]));
+          work.charge(mb::modelled_seconds(buffer[k]));
+        }
         return sum;
       });
 
@@ -135,10 +139,12 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
     buffer.resize(static_cast<std::size_t>(c.size));
     mb::compute_range(params, c.begin, buffer);
     std::uint64_t sum = 0;
+    apps::PieceWork work;  // the simulation build: the modelled time of the piece
     for (std::size_t k = 0; k < buffer.size(); ++k) {
       const auto i = static_cast<std::uint64_t>(c.begin) + k;
       sum += apps::mix_result(i, static_cast<std::uint64_t>(buffer[k]));
       if (!counts.empty()) counts[i] = buffer[k];
+      work.charge(mb::modelled_seconds(buffer[k]));
     }
     return sum;
   });

@@ -43,6 +43,16 @@ std::int32_t iteration(const Params& p, Index i);
 /// Results of iterations [begin, begin + out.size()) into `out`.
 void compute_range(const Params& p, Index begin, std::span<std::int32_t> out);
 
+/// The work model of an iteration in the simulation build
+/// (apps/common/work.hpp, docs/EXPERIMENTS.md "Work models"): its time on
+/// the machine the constants were measured on, from its result (the steps of
+/// z <- z^4 + c taken). bench/bench_kernels.cpp measures them.
+inline constexpr double kSecondsPerPoint = 3.7e-9;  ///< a point that escapes after its first step
+inline constexpr double kSecondsPerStep = 4.9e-9;   ///< every further step of z <- z^4 + c
+inline double modelled_seconds(std::int32_t count) {
+  return kSecondsPerPoint + kSecondsPerStep * static_cast<double>(count > 1 ? count - 1 : 0);
+}
+
 /// The three loops of a time step of `003` §5.2 (`--loops 3`): the same
 /// W x W grid and threshold, three windows centred on `base`'s centre.
 ///   loop 0: `base` in every step -- constant imbalance;

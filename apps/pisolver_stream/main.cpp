@@ -23,6 +23,7 @@
 #include "common/mix.hpp"
 #include "common/multiloop.hpp"
 #include "common/summary.hpp"
+#include "common/work.hpp"
 #include "pisolver_stream_kernel.hpp"
 
 namespace apps = lb4mpi::apps;
@@ -70,14 +71,17 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
       ctx, n, opts, multi.time_steps(), multi.drive(),
       [&](int loop, int step, lb4mpi::Chunk ch) -> std::uint64_t {
         std::uint64_t sum = 0;
+        apps::PieceWork work;  // the simulation build: the modelled time of the piece
         for (lb4mpi::Index i = ch.begin; i < ch.end(); ++i) {
           const auto u = static_cast<std::uint64_t>(i);
           if (loop == 0) {
             const double v = ps::pi_slice(pi, i);
             if (step == last) pi_fixed += ps::to_fixed(v);
             sum += apps::mix_result(u, ps::bits_of(v));
+            work.charge(ps::pi_modelled_seconds(pi));
           } else {
             sum += apps::mix_result(u, ps::bits_of(ps::triad_block(triad, i, a, b, c)));
+            work.charge(ps::triad_modelled_seconds(triad, i));
           }
         }
         return sum;

@@ -63,6 +63,18 @@ void triad_init(std::span<double> b, std::span<double> c);
 double triad_block(const TriadParams& p, Index i, std::span<double> a, std::span<const double> b,
                    std::span<const double> c);
 
+/// The work model of an iteration in the simulation build
+/// (apps/common/work.hpp, docs/EXPERIMENTS.md "Work models"): its time on
+/// the machine the constants were measured on. bench/bench_kernels.cpp
+/// measures them (a Triad element: arrays larger than the caches).
+inline constexpr double kSecondsPerSubstep = 1.5e-9;  ///< one midpoint term of a Pi slice
+inline constexpr double kSecondsPerElement = 2.4e-9;  ///< one Triad element
+inline double pi_modelled_seconds(const PiParams& p) { return kSecondsPerSubstep * static_cast<double>(p.substeps); }
+inline double triad_modelled_seconds(const TriadParams& p, Index i) {
+  const Index end = (i + 1) * p.block < p.elements ? (i + 1) * p.block : p.elements;
+  return kSecondsPerElement * static_cast<double>(end - i * p.block);
+}
+
 /// The bit pattern of a double: the "result" whose mix goes into the checksum.
 std::uint64_t bits_of(double v);
 

@@ -15,6 +15,7 @@
 #include "common/mix.hpp"
 #include "common/steps.hpp"
 #include "common/summary.hpp"
+#include "common/work.hpp"
 #include "psia_kernel.hpp"
 
 namespace apps = lb4mpi::apps;
@@ -54,9 +55,11 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   std::vector<std::uint32_t> image(params.bins());
   const auto steps = apps::run_steps(ctx, images, opt, common.repeat(), [&](lb4mpi::Chunk c) {
     std::uint64_t sum = 0;
+    apps::PieceWork work;  // the simulation build: the modelled time of the piece
     for (lb4mpi::Index i = c.begin; i < c.end(); ++i) {
-      psia::spin_image(cloud, i, params, image);
+      const lb4mpi::Index in_angle = psia::spin_image(cloud, i, params, image);
       sum += apps::mix_result(static_cast<std::uint64_t>(i), psia::image_hash(image));
+      work.charge(psia::modelled_seconds(cloud.size(), in_angle));
     }
     return sum;
   });

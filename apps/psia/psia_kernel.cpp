@@ -85,7 +85,7 @@ void Params::validate() const {
                 std::to_string(support_angle_deg));
 }
 
-void spin_image(const Cloud& cloud, Index i, const Params& p, std::span<std::uint32_t> image) {
+Index spin_image(const Cloud& cloud, Index i, const Params& p, std::span<std::uint32_t> image) {
   if (image.size() != p.bins()) throw Error("psia: image buffer of the wrong size");
   if (i < 0 || i >= cloud.size())
     throw Error("psia: point " + std::to_string(i) + " is not in the cloud");
@@ -99,8 +99,10 @@ void spin_image(const Cloud& cloud, Index i, const Params& p, std::span<std::uin
   const double w = p.image_width;
   const std::size_t width = static_cast<std::size_t>(p.image_width);
   const std::size_t count = cloud.points.size();
+  Index in_angle = 0;
   for (std::size_t j = 0; j < count; ++j) {
     if (dot(n, cloud.normals[j]) < cos_support) continue;
+    ++in_angle;
     const Vec3 d = cloud.points[j] - P;
     const double beta = dot(n, d);
     const double alpha = std::sqrt(std::max(0.0, dot(d, d) - beta * beta));
@@ -109,6 +111,7 @@ void spin_image(const Cloud& cloud, Index i, const Params& p, std::span<std::uin
     if (k >= 0.0 && k < w && l >= 0.0 && l < w)
       ++image[static_cast<std::size_t>(k) * width + static_cast<std::size_t>(l)];
   }
+  return in_angle;
 }
 
 std::uint64_t image_hash(std::span<const std::uint32_t> image) {

@@ -49,7 +49,19 @@ struct Params {
 
 /// The spin image of point i of `cloud` against all its points, row-major
 /// (bin (k, l) at k * W + l), into `image` (size W^2; overwritten).
-void spin_image(const Cloud& cloud, Index i, const Params& p, std::span<std::uint32_t> image);
+/// Returns how many points were within the support angle (the ones whose
+/// bin was computed: the part of the work that varies from image to image).
+Index spin_image(const Cloud& cloud, Index i, const Params& p, std::span<std::uint32_t> image);
+
+/// The work model of an image in the simulation build (apps/common/work.hpp,
+/// docs/EXPERIMENTS.md "Work models"): its time on the machine the constants
+/// were measured on, from the cloud's size and the points within the support
+/// angle (spin_image's result). bench/bench_kernels.cpp measures them.
+inline constexpr double kSecondsPerPoint = 0.9e-9;     ///< every point: the normals' dot product
+inline constexpr double kSecondsPerInAngle = 14.9e-9;  ///< a point within the support angle: its bin
+inline double modelled_seconds(Index points, Index in_angle) {
+  return kSecondsPerPoint * static_cast<double>(points) + kSecondsPerInAngle * static_cast<double>(in_angle);
+}
 
 /// An order-sensitive 64-bit hash of an image: the result of an iteration.
 std::uint64_t image_hash(std::span<const std::uint32_t> image);

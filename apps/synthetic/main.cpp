@@ -18,6 +18,7 @@
 #include "common/mix.hpp"
 #include "common/steps.hpp"
 #include "common/summary.hpp"
+#include "common/work.hpp"
 #include "synthetic_kernel.hpp"
 
 namespace apps = lb4mpi::apps;
@@ -80,10 +81,13 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
   params.cov = cov.value_or(default_cov(params.distribution));
   params.validate();
 
+  const auto native = how == syn::Exec::Spin ? apps::PieceWork::Native::Spin : apps::PieceWork::Native::Sleep;
   const auto steps = apps::run_steps(ctx, n, opt, common.repeat(), [&](lb4mpi::Chunk c) {
     std::uint64_t sum = 0;
+    apps::PieceWork work(native);  // the iterations' times: simulated per piece in the simulation build
     for (lb4mpi::Index i = c.begin; i < c.end(); ++i) {
-      const std::int64_t ns = syn::run_iteration(params, i, how);
+      const std::int64_t ns = syn::iteration_time_ns(params, i);
+      work.spend(static_cast<double>(ns) * 1e-9);
       sum += apps::mix_result(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(ns));
     }
     return sum;

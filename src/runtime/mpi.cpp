@@ -1,10 +1,9 @@
 #include "runtime/mpi.hpp"
 
-#include <sched.h>
-
 #include <string>
 
 #include "lb4mpi/types.hpp"
+#include "platform/platform.hpp"
 #include "runtime/clock.hpp"
 
 namespace lb4mpi::rt {
@@ -17,11 +16,13 @@ void check_mpi(int rc, const char* what) {
   throw Error(std::string("lb4mpi: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
-void backoff(int polls) {
-  if (polls >= kSpinPolls) sched_yield();
-}
+void backoff(int polls) { platform::pause(polls, kSpinPolls); }
 
 void wait(MPI_Request& request, MPI_Status* status, const char* what) {
+  if constexpr (platform::kBlockingWaits) {
+    check_mpi(MPI_Wait(&request, status), what);
+    return;
+  }
   for (int polls = 0;; ++polls) {
     int done = 0;
     check_mpi(MPI_Test(&request, &done, status), what);
@@ -31,6 +32,11 @@ void wait(MPI_Request& request, MPI_Status* status, const char* what) {
 }
 
 int wait_any(int count, MPI_Request* requests, MPI_Status* status) {
+  if constexpr (platform::kBlockingWaits) {
+    int index = MPI_UNDEFINED;
+    check_mpi(MPI_Waitany(count, requests, &index, status), "MPI_Waitany");
+    return index;
+  }
   for (int polls = 0;; ++polls) {
     int index = MPI_UNDEFINED;
     int done = 0;
@@ -62,18 +68,30 @@ bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const
 }
 
 void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if constexpr (platform::kBlockingWaits) {
+    check_mpi(MPI_Allreduce(send, recv, count, type, op, comm), "MPI_Allreduce");
+    return;
+  }
   MPI_Request r = MPI_REQUEST_NULL;
   check_mpi(MPI_Iallreduce(send, recv, count, type, op, comm, &r), "MPI_Iallreduce");
   wait(r, MPI_STATUS_IGNORE, "MPI_Iallreduce");
 }
 
 void allgather(const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm) {
+  if constexpr (platform::kBlockingWaits) {
+    check_mpi(MPI_Allgather(send, count, type, recv, count, type, comm), "MPI_Allgather");
+    return;
+  }
   MPI_Request r = MPI_REQUEST_NULL;
   check_mpi(MPI_Iallgather(send, count, type, recv, count, type, comm, &r), "MPI_Iallgather");
   wait(r, MPI_STATUS_IGNORE, "MPI_Iallgather");
 }
 
 void barrier(MPI_Comm comm) {
+  if constexpr (platform::kBlockingWaits) {
+    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    return;
+  }
   MPI_Request r = MPI_REQUEST_NULL;
   check_mpi(MPI_Ibarrier(comm, &r), "MPI_Ibarrier");
   wait(r, MPI_STATUS_IGNORE, "MPI_Ibarrier");

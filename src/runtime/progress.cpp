@@ -76,6 +76,17 @@ int ProgressEngine::poll(double* first) {
   return count;
 }
 
+int ProgressEngine::drain(double* first, int max_rounds) {
+  int total = poll(first);
+  if (total == 0) return 0;
+  for (int round = 1; round < max_rounds; ++round) {
+    const int k = poll();
+    if (k == 0) break;
+    total += k;
+  }
+  return total;
+}
+
 bool ProgressEngine::wait_one() {
   if (!active()) return false;
   MPI_Status st;

@@ -1,6 +1,6 @@
 // An expert rule from measured figures, not from trials: the first
 // execution runs the first candidate (FAC2 by default); after each one
-//   - a rank slower per iteration than another by more than kSlowRank
+//   - a rank slower per iteration than another by more than kWeighSpread
 //     (speed_spread) -> a technique that weighs the ranks by their measured
 //     speed (AWF-B, else AF, else the first candidate);
 //   - else scheduling overhead above kOverhead of the busy time -> the
@@ -17,7 +17,7 @@
 namespace lb4mpi::selection {
 namespace {
 
-constexpr double kSlowRank = 0.5;   // speed spread that calls for weighting the ranks
+constexpr double kWeighSpread = 0.5;   // speed spread that calls for weighting the ranks
 constexpr double kOverhead = 0.08;  // overhead share that calls for fewer chunks
 
 class Rule final : public Policy {
@@ -32,7 +32,7 @@ class Rule final : public Policy {
     const double spread = m.speed_spread(), share = m.overhead_share();
     char figures[96];
     std::snprintf(figures, sizeof figures, "speed spread %.2f, overhead %.1f %%", spread, 100.0 * share);
-    if (spread > kSlowRank) {
+    if (spread > kWeighSpread) {
       if (auto t = first_of({Technique::AWF_B, Technique::AF, Technique::AWF_C})) {
         next_ = {*t, "rule: a rank is slower per iteration (" + std::string(figures) + "): weighted " +
                          std::string(name(*t))};

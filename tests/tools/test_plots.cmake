@@ -5,31 +5,15 @@
 # apps/ and tools/ have defined their targets:
 #   include(${CMAKE_CURRENT_SOURCE_DIR}/tools/test_plots.cmake)
 #
-# The tools need a Python 3 with matplotlib. FindPython may pick one without
-# it (a pyenv shim, a venv), so the first of Python3_EXECUTABLE, python3 on
-# the PATH and /usr/bin/python3 that imports matplotlib runs them; set
-# LB4MPI_PLOT_PYTHON to choose. Without one, the tests are not registered.
+# The tools need a Python 3 with matplotlib (LB4MPI_PLOT_PYTHON,
+# cmake/PlotPython.cmake). Without one, the tests are not registered.
 set(_lb4mpi_plot_dir ${CMAKE_CURRENT_LIST_DIR}/../../tools/plot)
 get_filename_component(_lb4mpi_plot_dir ${_lb4mpi_plot_dir} ABSOLUTE)
 set(_lb4mpi_plot_check ${CMAKE_CURRENT_LIST_DIR}/check_plot.cmake)
 set(_lb4mpi_plot_out ${CMAKE_CURRENT_BINARY_DIR}/plots)
 file(MAKE_DIRECTORY ${_lb4mpi_plot_out})
 
-if(NOT LB4MPI_PLOT_PYTHON)
-  find_package(Python3 QUIET COMPONENTS Interpreter)
-  find_program(_lb4mpi_path_python3 NAMES python3)
-  set(_candidates ${Python3_EXECUTABLE} ${_lb4mpi_path_python3} /usr/bin/python3)
-  list(REMOVE_DUPLICATES _candidates)
-  foreach(_py IN LISTS _candidates)
-    if(_py AND EXISTS "${_py}")
-      execute_process(COMMAND ${_py} -c "import matplotlib" RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
-      if(_rc EQUAL 0)
-        set(LB4MPI_PLOT_PYTHON ${_py} CACHE FILEPATH "Python 3 with matplotlib, for the plot tools' tests")
-        break()
-      endif()
-    endif()
-  endforeach()
-endif()
+include(${PROJECT_SOURCE_DIR}/cmake/PlotPython.cmake)
 if(NOT LB4MPI_PLOT_PYTHON)
   message(STATUS "No Python 3 with matplotlib found: the tools.plot tests are skipped "
                  "(apt install python3-matplotlib, or set LB4MPI_PLOT_PYTHON)")

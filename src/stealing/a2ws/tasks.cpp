@@ -163,10 +163,9 @@ std::mt19937_64 TaskRunner::random() const {
 }
 
 void TaskRunner::poll() {
-  // Everything that arrived: one poll completes one message of a slot, and
-  // a leader's or owner's requests queue up while it computes.
-  while (run_.progress().poll() > 0) {
-  }
+  // Everything that arrived: a leader's or owner's requests queue up while
+  // it computes.
+  (void)run_.progress().drain();
   outbox_.progress();
   if (between) between();
 }

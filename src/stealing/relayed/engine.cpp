@@ -116,7 +116,7 @@ class RelayedStealing final : public Engine, rt::ProgressEngine::Handler {
 
   // Between two pieces: whatever arrived, and sends that completed.
   void poll() {
-    run_->progress().poll();
+    (void)run_->progress().drain();
     if (outbox_.progress()) retire();
   }
 

@@ -1,21 +1,17 @@
 // The runtime's one clock (seconds, monotonic) and the delay-injection spin
-// (`001` §6). Everything in lb4mpi that measures time reads it here.
+// (`001` §6). Everything in lb4mpi that measures time reads it here. Both
+// come from the platform (src/platform): the host's steady clock and a busy
+// wait natively, the simulated clock and simulated computation in the
+// simulation build (LB4MPI_SIMGRID=ON).
 #pragma once
-#include <chrono>
+#include "platform/platform.hpp"
 
 namespace lb4mpi::rt {
 
-inline double clock_now() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
-}
+inline double clock_now() { return platform::now(); }
 
-/// Busy-waits `us` microseconds (a slowed-down chunk calculation).
-inline void spin_for_us(double us) {
-  if (us <= 0.0) return;
-  const double until = clock_now() + us * 1e-6;
-  while (clock_now() < until) {
-  }
-}
+/// Spends `us` microseconds working (a slowed-down chunk calculation, a
+/// slowed rank's extra work).
+inline void spin_for_us(double us) { platform::spend(us * 1e-6); }
 
 }  // namespace lb4mpi::rt

@@ -19,6 +19,9 @@ void check_mpi(int rc, const char* what);
 /// MPI implementations busy-wait inside MPI_Wait; MPICH's ch4 device does
 /// not yield (MPIR_CVAR_POLLS_BEFORE_YIELD has no effect there), and with
 /// two ranks per core every round trip then costs a scheduler time slice.
+/// Where the platform says waits block (platform::kBlockingWaits: the
+/// simulation build), it is MPI_Wait; wait_any() is MPI_Waitany and the
+/// collectives below are the blocking ones.
 void wait(MPI_Request& request, MPI_Status* status, const char* what = "MPI_Wait");
 /// The same for MPI_Waitany: returns the index completed (MPI_UNDEFINED
 /// when every request is MPI_REQUEST_NULL).
@@ -31,8 +34,9 @@ bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const
 inline constexpr int kTimedOut = -2;
 inline constexpr int kSpinPolls = 256;
 /// The pause between two fruitless polls number `polls` and `polls + 1` of
-/// something another rank must do first: none for the first kSpinPolls,
-/// then the processor is yielded.
+/// something another rank must do first: platform::pause (natively none
+/// for the first kSpinPolls, then the processor is yielded; in the
+/// simulation build a pause of simulated time).
 void backoff(int polls);
 
 /// MPI_Allreduce, MPI_Allgather and MPI_Barrier as their nonblocking forms

@@ -43,6 +43,12 @@ class ProgressEngine {
   /// first request was found complete, before its handler ran — read only
   /// then, so that an empty poll costs no clock read.
   int poll(double* first = nullptr);
+  /// Polls again as long as something completes: every message that has
+  /// already arrived is handled, including those a handler's newly posted
+  /// receive matches at once (poll() completes each posted request at most
+  /// once, so a rank serving many requesters would answer one per call).
+  /// At most `max_rounds` polls. Returns how many completed.
+  int drain(double* first = nullptr, int max_rounds = 4096);
   /// Waits until one posted request completes (politely: see rt::wait) and
   /// runs its handler; false at once when nothing is posted.
   bool wait_one();
