@@ -449,7 +449,7 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << name(c.mode) << ' ' << name(c.technique) << (c.restart ? " restart" : " twice");
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& p) {
+std::string trace_case_name(const ::testing::TestParamInfo<Case>& p) {
   std::string s = std::string(name(p.param.mode)) + "_" + std::string(name(p.param.technique)) +
                   (p.param.restart ? "_restart" : "_twice");
   for (char& ch : s) {
@@ -471,7 +471,7 @@ TEST_P(TraceJson, OneEventPerChunkTilingTheLoop) {
   Options opt;
   opt.mode = tc.mode;
   opt.technique = tc.technique;
-  const std::string path = shared_temp_path(case_name({tc, 0}) + ".json");
+  const std::string path = shared_temp_path(trace_case_name({tc, 0}) + ".json");
   opt.trace = path;
   // A nonzero 64-bit first index: starts in the trace are absolute.
   const Index first = tc.restart ? (Index{1} << 33) + 7 : 0;
@@ -497,7 +497,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, TraceJson,
                                            Case{Mode::DistributedRMA, Technique::GSS, false},
                                            Case{Mode::DistributedRMA, Technique::FAC2, true},
                                            Case{Mode::DistributedRMA, Technique::SS, false}),
-                         case_name);
+                         trace_case_name);
 
 // ---------------------------------------------------------------------------
 // CSV and "both" forms
@@ -1049,7 +1049,7 @@ TEST(IterationsInfoFile, FirstWriteOfTheProcessReplacesAnOldFile) {
 
 /// Busy-waits about `us` microseconds (a body that takes real time, so the
 /// loops' pieces interleave on every rank).
-void spin_us(double us) {
+void trace_spin_us(double us) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(static_cast<long long>(us * 1e3));
   while (std::chrono::steady_clock::now() < until) {
   }
@@ -1118,7 +1118,7 @@ TEST_P(TraceMultiLoop, EventsNestAndEveryChunkIsOneEvent) {
         }
         for (Index i = c->begin; i < c->end(); ++i) {
           ++local[static_cast<std::size_t>(l)][static_cast<std::size_t>(i - lp.first)];
-          spin_us(3.0);
+          trace_spin_us(3.0);
         }
       }
     }
