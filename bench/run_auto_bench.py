@@ -25,6 +25,12 @@ total, and auto / best: the median over repeats of the per-repeat ratio
 
   run_auto_bench.py --build build/release --out /tmp/auto --repeats 3
   run_auto_bench.py --build build/release --out /tmp/auto --ranks 2 --configs fixed   # fixed only
+
+With --sim the apps of a simulation build (cmake -DLB4MPI_SIMGRID=ON) run on
+the simulated miniHPC (tools/sim/lb4mpi_simrun.py), with inputs 16x larger
+(APPS_SIM) so that 256 ranks have work; one repeat suffices (deterministic):
+
+  run_auto_bench.py --sim --build build/sim --out /tmp/auto256 --ranks 256 --repeats 1
 """
 import argparse
 import json
@@ -51,6 +57,17 @@ APPS = {
                                      "--cov", "1.8"]),
 }
 
+# At 256 simulated ranks: 16x the iterations, the synthetic ones 100 us on average.
+APPS_SIM = {
+    "mandelbrot": ("lb4mpi-mandelbrot", ["--width", "256"]),
+    "psia": ("lb4mpi-psia", ["--points", "32000"]),
+    "syn-0.25": ("lb4mpi-synthetic", ["--iterations", "65536", "--mean-us", "100", "--distribution", "gamma",
+                                      "--cov", "0.25"]),
+    "syn-1.8": ("lb4mpi-synthetic", ["--iterations", "65536", "--mean-us", "100", "--distribution", "gamma",
+                                     "--cov", "1.8"]),
+}
+SIMRUN = os.path.join(os.path.dirname(HERE), "tools", "sim", "lb4mpi_simrun.py")
+
 
 def scenario_args(scenario, ranks):
     if scenario == "slow":
@@ -70,14 +87,15 @@ def configs(which):
 
 
 def run_one(a, ranks, app, scenario, kind, what):
-    exe, args = APPS[app]
-    cmd = [a.mpiexec, "-n", str(ranks), os.path.join(a.build, "apps", exe)] + args + [
+    exe, args = (APPS_SIM if a.sim else APPS)[app]
+    launcher = [sys.executable, SIMRUN, "-n", str(ranks)] if a.sim else [a.mpiexec, "-n", str(ranks)]
+    cmd = launcher + [os.path.join(a.build, "apps", exe)] + args + [
         "--repeat", str(STEPS), "--technique", what if kind == "fixed" else "auto"] + scenario_args(scenario, ranks)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
     if kind == "auto":
         env["LB4MPI_AUTO_POLICY"] = what
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800 if a.sim else 600)
     s = summary_of(p.stdout)
     if p.returncode != 0 or s is None:
         sys.exit("run_auto_bench: failed: %s\n%s" % (" ".join(cmd), p.stderr[-2000:]))
@@ -127,6 +145,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--configs", choices=["all", "fixed", "auto"], default="all")
     ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--sim", action="store_true", help="--build is a simulation build: run on simulated miniHPC")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "runs.jsonl")
