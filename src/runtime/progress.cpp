@@ -1,5 +1,7 @@
 #include "runtime/progress.hpp"
 
+#include <string>
+
 #include "lb4mpi/types.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/mpi.hpp"
@@ -50,6 +52,23 @@ void ProgressEngine::complete(int slot, const MPI_Status& status) {
   if (h != nullptr) h->on_complete(slot, status);
 }
 
+void ProgressEngine::fail_in_status(int count) const {
+  // Which request failed, and how: the error of the whole call says only
+  // that one of them did.
+  std::string what = "lb4mpi: MPI_Testsome failed:";
+  for (int i = 0; i < count; ++i) {
+    const MPI_Status& st = statuses_[static_cast<std::size_t>(i)];
+    if (st.MPI_ERROR == MPI_SUCCESS) continue;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(st.MPI_ERROR, text, &len);
+    what += " slot " + std::to_string(indices_[static_cast<std::size_t>(i)]) + " (source " +
+            std::to_string(st.MPI_SOURCE) + ", tag " + std::to_string(st.MPI_TAG) + "): " +
+            std::string(text, static_cast<std::size_t>(len)) + ";";
+  }
+  throw Error(what);
+}
+
 int ProgressEngine::poll(double* first) {
   const int n = static_cast<int>(requests_.size());
   if (n == 0) return 0;
@@ -66,7 +85,9 @@ int ProgressEngine::poll(double* first) {
   indices_.resize(static_cast<std::size_t>(n));
   statuses_.resize(static_cast<std::size_t>(n));
   int count = 0;
-  check_mpi(MPI_Testsome(n, requests_.data(), &count, indices_.data(), statuses_.data()), "MPI_Testsome");
+  const int rc = MPI_Testsome(n, requests_.data(), &count, indices_.data(), statuses_.data());
+  if (rc == MPI_ERR_IN_STATUS) fail_in_status(count);
+  check_mpi(rc, "MPI_Testsome");
   if (count == MPI_UNDEFINED || count == 0) return 0;
   if (first != nullptr) *first = clock_now();
   // Copied first: a handler may post new requests (and the scratch is reused).

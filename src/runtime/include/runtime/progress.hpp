@@ -64,6 +64,9 @@ class ProgressEngine {
 
  private:
   void complete(int slot, const MPI_Status& status);
+  /// Throws the error of MPI_Testsome's MPI_ERR_IN_STATUS, naming the
+  /// failed requests (slot, source, tag, error).
+  [[noreturn]] void fail_in_status(int count) const;
   std::uint64_t completions_ = 0;
 
   std::vector<MPI_Request> requests_;
