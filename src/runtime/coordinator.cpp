@@ -164,7 +164,7 @@ void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
 void Coordinator::handle(int worker, const Request& request) {
   // The finished chunk it reports counts when its results are in (now, or
   // when their message comes: chunk_reported).
-  if (request.id >= 0 && request.kind != kCommit) results_in_.take(worker, request);
+  if (reports_finished_chunk(request.kind, request.id)) results_in_.take(worker, request);
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
   if (fb_.timed() && request.done > 0) {
     fb_.calc().record(ChunkTiming{worker, request.done, request.work, request.elapsed});

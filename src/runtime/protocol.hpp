@@ -29,6 +29,14 @@ enum RequestKind : std::int32_t {
   kCommit = 2,    ///< DCA grant: "chunk `finished_id` takes `size` iterations from `begin`", no reply
 };
 
+/// Whether a report names a finished chunk, whose results (when it has
+/// any beyond the inline ones) follow in a message of their own. Every
+/// coordinator-side receiver of reports — of whatever execution, and even
+/// a report of an ended one that only arrived now — receives that message
+/// (then drops it by its epoch): left unreceived, it would be matched by
+/// the receive posted for the same worker's next report of that epoch.
+inline bool reports_finished_chunk(std::int32_t kind, std::int64_t id) { return id >= 0 && kind != kCommit; }
+
 struct Request {
   std::int32_t epoch = 0;
   std::int32_t kind = kAsk;

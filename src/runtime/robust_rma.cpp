@@ -245,7 +245,10 @@ void RobustRmaScheduler::on_complete(int /*slot*/, const MPI_Status& status) {
 }
 
 void RobustRmaScheduler::handle(int sender, const Request& report) {
-  if (report.kind == kFinished && report.id >= 0) results_in_.take(sender, report);  // then chunk_reported
+  // Also a kAsk of the two-sided models that carries a finished chunk: a
+  // report of the loop before this one on the communicator that came after
+  // that loop stopped listening (chunk_reported drops it by its epoch).
+  if (reports_finished_chunk(report.kind, report.id)) results_in_.take(sender, report);
 }
 
 void RobustRmaScheduler::chunk_reported(const Request& report, const std::vector<std::byte>& results) {
