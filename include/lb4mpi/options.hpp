@@ -27,7 +27,7 @@ struct LB4MPI_API Options {
   /// A technique, or Technique::Auto: each execution of the loop (time
   /// step) runs a technique that auto_policy picks from what the earlier
   /// executions measured (docs/SELECTION.md).
-  Technique technique = Technique::FAC2;
+  Technique technique = kDefaultTechnique;
   Mode mode = Mode::Centralized;
   TechniqueParams params;
   /// Automatic selection: "explore" (explore each candidate once, then

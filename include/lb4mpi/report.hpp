@@ -41,7 +41,7 @@ struct LB4MPI_API RankReport {
 };
 
 struct LB4MPI_API Report {
-  Technique technique = Technique::FAC2;
+  Technique technique = kDefaultTechnique;
   Mode mode = Mode::Centralized;
   Index first = 0;
   Index last = 0;                 ///< half-open: [first, last)

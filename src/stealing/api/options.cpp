@@ -130,8 +130,9 @@ StealOptions StealOptions::from_env(StealOptions o) {
     }
   }
   if (ratio != nullptr) {
-    // `000`: STATIC as the steal technique means the fixed ratio.
-    if (ws_technique && *ws_technique != Technique::STATIC) {
+    // `000`: STATIC (the technique that fixes every share up front) as the
+    // steal technique means the fixed ratio.
+    if (ws_technique && (*ws_technique == Technique::Auto || !info(*ws_technique).upfront)) {
       throw Error(std::string("LB4MPI_STEAL_RATIO=") + ratio + " and LB4MPI_WS_SCHEDULING=" + ws +
                   " both set the steal amount; set one (LB4MPI_WS_SCHEDULING=STATIC goes with a ratio)");
     }

@@ -18,7 +18,7 @@ enum class Model : std::uint8_t {
 };
 
 struct ExecConfig {
-  Technique technique = Technique::FAC2;
+  Technique technique = kDefaultTechnique;
   TechniqueParams params;
   Model model = Model::Centralized;
   /// Coordinator: iterations between two checks for requests; < 0: automatic,

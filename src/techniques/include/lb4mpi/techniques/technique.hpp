@@ -42,6 +42,10 @@ enum class Technique : std::uint8_t {
 /// The chunk-size techniques (Auto, the choice among them, is not one).
 inline constexpr std::size_t kTechniqueCount = 21;
 
+/// The technique a loop uses when none is given (options, the runtime's
+/// configuration, a report before its loop ran): FAC2, LB4MPI's default.
+inline constexpr Technique kDefaultTechnique = Technique::FAC2;
+
 /// Facts about a technique that the runtime, the explorer and the docs use.
 struct TechniqueInfo {
   Technique technique;
