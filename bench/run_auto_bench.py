@@ -30,7 +30,8 @@ With --sim the apps of a simulation build (cmake -DLB4MPI_SIMGRID=ON) run on
 the simulated miniHPC (tools/sim/lb4mpi_simrun.py), with inputs 16x larger
 (APPS_SIM) so that 256 ranks have work; one repeat suffices (deterministic):
 
-  run_auto_bench.py --sim --build build/sim --out /tmp/auto256 --ranks 256 --repeats 1
+  run_auto_bench.py --sim --build build/sim --out /tmp/auto256 --ranks 256 --repeats 1 \
+      --apps syn-1.8 --techniques STATIC,GSS,TSS,FAC2,TFSS,FISS,mFSC,WF,AWF-B,AWF-D,AWF-E
 """
 import argparse
 import json
@@ -57,13 +58,17 @@ APPS = {
                                      "--cov", "1.8"]),
 }
 
-# At 256 simulated ranks: 16x the iterations, the synthetic ones 100 us on average.
+# At 256 simulated ranks: 16 iterations per rank for the synthetic loops (each
+# 1.6 ms on average: a time step of ~26 ms, as natively); Mandelbrot and PSIA
+# 4x the native points. A simulated run costs host time per chunk (about
+# 0.7 ms at 256 ranks: FAC2's 30 steps of 4096 iterations take 41 s, SS's
+# more than 300 s), hence --techniques to run a subset of the fixed ones.
 APPS_SIM = {
-    "mandelbrot": ("lb4mpi-mandelbrot", ["--width", "256"]),
-    "psia": ("lb4mpi-psia", ["--points", "32000"]),
-    "syn-0.25": ("lb4mpi-synthetic", ["--iterations", "65536", "--mean-us", "100", "--distribution", "gamma",
+    "mandelbrot": ("lb4mpi-mandelbrot", ["--width", "128"]),
+    "psia": ("lb4mpi-psia", ["--points", "8000"]),
+    "syn-0.25": ("lb4mpi-synthetic", ["--iterations", "4096", "--mean-us", "1600", "--distribution", "gamma",
                                       "--cov", "0.25"]),
-    "syn-1.8": ("lb4mpi-synthetic", ["--iterations", "65536", "--mean-us", "100", "--distribution", "gamma",
+    "syn-1.8": ("lb4mpi-synthetic", ["--iterations", "4096", "--mean-us", "1600", "--distribution", "gamma",
                                      "--cov", "1.8"]),
 }
 SIMRUN = os.path.join(os.path.dirname(HERE), "tools", "sim", "lb4mpi_simrun.py")
@@ -77,18 +82,20 @@ def scenario_args(scenario, ranks):
     return []
 
 
-def configs(which):
+def configs(which, techniques=TECHNIQUES, policies=POLICIES):
     out = []
     if which in ("all", "fixed"):
-        out += [("fixed", t) for t in TECHNIQUES]
+        out += [("fixed", t) for t in techniques]
     if which in ("all", "auto"):
-        out += [("auto", p) for p in POLICIES]
+        out += [("auto", p) for p in policies]
     return out
 
 
 def run_one(a, ranks, app, scenario, kind, what):
     exe, args = (APPS_SIM if a.sim else APPS)[app]
-    launcher = [sys.executable, SIMRUN, "-n", str(ranks)] if a.sim else [a.mpiexec, "-n", str(ranks)]
+    # lb4mpi_simrun's own watchdog kills the simulation it started (a killed wrapper would leave it running)
+    launcher = ([sys.executable, SIMRUN, "-n", str(ranks), "--timeout", "1500"] if a.sim
+                else [a.mpiexec, "-n", str(ranks)])
     cmd = launcher + [os.path.join(a.build, "apps", exe)] + args + [
         "--repeat", str(STEPS), "--technique", what if kind == "fixed" else "auto"] + scenario_args(scenario, ranks)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -144,6 +151,8 @@ def main():
     ap.add_argument("--scenarios", default="none,slow,delay")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--configs", choices=["all", "fixed", "auto"], default="all")
+    ap.add_argument("--techniques", default=",".join(TECHNIQUES), help="the fixed techniques to run (default: all 21)")
+    ap.add_argument("--policies", default=",".join(POLICIES), help="the selection policies to run")
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--sim", action="store_true", help="--build is a simulation build: run on simulated miniHPC")
     a = ap.parse_args()
@@ -156,8 +165,15 @@ def main():
     done = {(r["ranks"], r["app"], r["scenario"], r["kind"], r["what"], r["repeat"]) for r in runs}
     cells = [(int(p), app, sc) for p in a.ranks.split(",") for app in a.apps.split(",")
              for sc in a.scenarios.split(",")]
+    for t in a.techniques.split(","):
+        if t not in TECHNIQUES:
+            sys.exit("run_auto_bench: unknown technique %r; valid: %s" % (t, " ".join(TECHNIQUES)))
+    for p in a.policies.split(","):
+        if p not in POLICIES:
+            sys.exit("run_auto_bench: unknown policy %r; valid: %s" % (p, " ".join(POLICIES)))
+    cfgs = configs(a.configs, a.techniques.split(","), a.policies.split(","))
     todo = [(rep, cell, cfg) for rep in range(a.repeats) for cell in cells
-            for cfg in random.Random("%d %s" % (rep, cell)).sample(configs(a.configs), len(configs(a.configs)))]
+            for cfg in random.Random("%d %s" % (rep, cell)).sample(cfgs, len(cfgs))]
     todo = [t for t in todo if (t[1][0], t[1][1], t[1][2], t[2][0], t[2][1], t[0]) not in done]
     with open(path, "a") as f:
         for i, (rep, (ranks, app, sc), (kind, what)) in enumerate(todo):
@@ -165,7 +181,11 @@ def main():
             rec = {"ranks": ranks, "app": app, "scenario": sc, "kind": kind, "what": what, "repeat": rep,
                    "total_s": s["t_par_s"], "checksum": s["checksum"],
                    "techniques": [st.get("technique") for st in s["steps"]],
-                   "reasons": [st.get("selection", "") for st in s["steps"]] if kind == "auto" else []}
+                   "reasons": [st.get("selection", "") for st in s["steps"]] if kind == "auto" else [],
+                   # per step, what a selection policy is fed (bench/auto_replay replays policies on these)
+                   "steps": [{"t_par_s": st.get("t_par_s"), "iterations_per_rank": st.get("iterations_per_rank"),
+                              "work_time_per_rank": st.get("work_time_per_rank"),
+                              "overhead_per_rank": st.get("overhead_per_rank")} for st in s["steps"]]}
             f.write(json.dumps(rec) + "\n")
             f.flush()
             runs.append(rec)

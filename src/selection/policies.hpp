@@ -14,5 +14,7 @@ std::unique_ptr<Policy> make_rule_policy(std::vector<Technique> candidates);
 
 /// A cost per iteration as a person reads it: "12.5 us".
 std::string fmt_us(double seconds);
+/// A ratio as a person reads it: "2.4x".
+std::string fmt_ratio(double ratio);
 
 }  // namespace lb4mpi::selection

@@ -28,6 +28,15 @@ double Measurement::speed_spread() const {
   return slowest / fastest - 1.0;
 }
 
+double Measurement::upfront_cost() const {
+  double slowest = 0.0;
+  for (std::size_t r = 0; r < rank_iterations.size() && r < rank_work.size(); ++r) {
+    if (rank_iterations[r] > 0) slowest = std::max(slowest, rank_work[r] / static_cast<double>(rank_iterations[r]));
+  }
+  if (!(slowest > 0.0) || rank_iterations.empty()) return std::numeric_limits<double>::infinity();
+  return slowest / static_cast<double>(rank_iterations.size());
+}
+
 double Measurement::overhead_share() const {
   double work = 0.0, overhead = 0.0;
   for (double w : rank_work) work += w;
@@ -54,7 +63,9 @@ PolicyKind parse_policy(std::string_view text) {
 }
 
 std::vector<Technique> default_candidates() {
-  return {Technique::FAC2, Technique::GSS, Technique::AWF_B, Technique::AF, Technique::STATIC};
+  // TSS first: it runs the first two executions (the first only warms up),
+  // and it is the best of the four in most cells (docs/SELECTION.md).
+  return {Technique::TSS, Technique::AWF_D, Technique::mFSC, Technique::STATIC};
 }
 
 std::unique_ptr<Policy> make_policy(PolicyKind kind, std::vector<Technique> candidates, std::uint64_t seed) {
@@ -76,6 +87,12 @@ std::unique_ptr<Policy> make_policy(PolicyKind kind, std::vector<Technique> cand
 std::string fmt_us(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g us", seconds * 1e6);
+  return buf;
+}
+
+std::string fmt_ratio(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2gx", ratio);
   return buf;
 }
 

@@ -2,7 +2,7 @@
 // execution runs the first candidate (FAC2 by default); after each one
 //   - a rank slower per iteration than another by more than kWeighSpread
 //     (speed_spread) -> a technique that weighs the ranks by their measured
-//     speed (AWF-B, else AF, else the first candidate);
+//     speed (AWF-B, else AWF-D, AF, AWF-C, AWF-E, else the first candidate);
 //   - else scheduling overhead above kOverhead of the busy time -> the
 //     candidate with the fewest chunks (STATIC, else GSS, ...);
 //   - else the first candidate.
@@ -33,7 +33,7 @@ class Rule final : public Policy {
     char figures[96];
     std::snprintf(figures, sizeof figures, "speed spread %.2f, overhead %.1f %%", spread, 100.0 * share);
     if (spread > kWeighSpread) {
-      if (auto t = first_of({Technique::AWF_B, Technique::AF, Technique::AWF_C})) {
+      if (auto t = first_of({Technique::AWF_B, Technique::AWF_D, Technique::AF, Technique::AWF_C, Technique::AWF_E})) {
         next_ = {*t, "rule: a rank is slower per iteration (" + std::string(figures) + "): weighted " +
                          std::string(name(*t))};
         return;

@@ -60,8 +60,11 @@ TEST(Measurement, Figures) {
   EXPECT_DOUBLE_EQ(m.cost(), 5e-6);
   EXPECT_NEAR(m.speed_spread(), 3.0, 1e-9);
   EXPECT_NEAR(m.overhead_share(), 2e-6 / (2e-6 + 600e-6 + 1600e-6), 1e-12);
+  // An even split waits for rank 1: 4 us per iteration, over 2 ranks.
+  EXPECT_NEAR(m.upfront_cost(), 4e-6 / 2.0, 1e-15);
   Measurement none;
   EXPECT_FALSE(std::isfinite(none.cost()));
+  EXPECT_FALSE(std::isfinite(none.upfront_cost()));
   EXPECT_EQ(none.speed_spread(), 0.0);
   EXPECT_EQ(none.overhead_share(), 0.0);
 }
@@ -155,6 +158,48 @@ TEST(Explore, SingleSpikesAreNotAChangeButAChangeIs) {
   ASSERT_GE(first_right, 10);
   EXPECT_LE(first_right, 16);
   for (int s = 20; s < 30; ++s) EXPECT_EQ(c[static_cast<std::size_t>(s)].technique, T::AWF_B) << s;
+}
+
+// A jump of the exploited non-adaptive candidate is checked by one probe
+// execution of the best adaptive candidate: a passing disturbance costs
+// that one execution, then the choice returns; a slowed rank (the probe's
+// figure rises too) moves the choice at once, to the adaptive candidate.
+TEST(Explore, AJumpIsCheckedByOneProbe) {
+  {
+    auto p = make_policy(PolicyKind::Explore, kCands);
+    const auto c = drive(*p, 20, [](T t, int s) { return change_at_10(t, 0) * (s == 8 ? 4.0 : 1.0); });
+    EXPECT_EQ(c[8].technique, T::GSS);
+    EXPECT_EQ(c[9].technique, T::AWF_B);
+    EXPECT_EQ(c[9].reason.rfind("check: GSS took 4x its usual time; trying AWF-B", 0), 0U) << c[9].reason;
+    for (std::size_t s = 10; s < c.size(); ++s) {
+      EXPECT_EQ(c[s].technique, T::GSS) << s << ": " << c[s].reason;
+      EXPECT_EQ(c[s].reason.find("re-explore"), std::string::npos) << s << ": " << c[s].reason;
+    }
+  }
+  auto p = make_policy(PolicyKind::Explore, kCands);
+  const auto c = drive(*p, 20, change_at_10, spread_at_10);
+  EXPECT_EQ(c[10].technique, T::GSS);    // the step that reveals the change
+  EXPECT_EQ(c[11].technique, T::AWF_B);  // the probe: its figure rose by 40 %
+  // Rechecked after the change: the other adaptive candidate, AF; not
+  // STATIC, whose even split would wait for the slowed rank.
+  for (std::size_t s = 12; s < c.size(); ++s) {
+    EXPECT_NE(c[s].technique, T::STATIC) << s << ": " << c[s].reason;
+    EXPECT_NE(c[s].technique, T::GSS) << s << ": " << c[s].reason;
+  }
+  for (std::size_t s = 14; s < c.size(); ++s) EXPECT_EQ(c[s].technique, T::AWF_B) << s << ": " << c[s].reason;
+}
+
+// A slowdown that the adaptive probe absorbs (its figure rises by less
+// than 10 %) is still a change when the exploited candidate jumps again.
+TEST(Explore, AJumpThatComesAgainIsAChange) {
+  auto p = make_policy(PolicyKind::Explore, kCands);
+  const auto c = drive(*p, 20, [](T t, int s) {
+    if (t == T::AWF_B) return s >= 10 ? 10.5e-6 : 10e-6;
+    return change_at_10(t, s);
+  });
+  EXPECT_EQ(c[11].technique, T::AWF_B);  // the probe
+  EXPECT_EQ(c[12].technique, T::GSS);    // back: the probe saw no change ...
+  for (std::size_t s = 14; s < c.size(); ++s) EXPECT_EQ(c[s].technique, T::AWF_B) << s << ": " << c[s].reason;
 }
 
 TEST(Policies, SameFiguresSameChoices) {

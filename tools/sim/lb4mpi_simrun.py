@@ -143,9 +143,25 @@ def run_process(cmd: list[str], cwd: str | None = None, env: dict | None = None,
             timer = threading.Timer(timeout, watchdog) if timeout else None
             if timer:
                 timer.start()
-            _, status, usage = os.wait4(p.pid, 0)
-            if timer:
-                timer.cancel()
+            # Killed ourselves (SIGTERM from `timeout`, SIGHUP, Ctrl-C): the
+            # simulation, in its own session, goes with us.
+            handlers = {}
+            if threading.current_thread() is threading.main_thread():
+                for sig in (signal.SIGTERM, signal.SIGHUP):
+                    handlers[sig] = signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
+            try:
+                _, status, usage = os.wait4(p.pid, 0)
+            except BaseException:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                raise
+            finally:
+                if timer:
+                    timer.cancel()
+                for sig, h in handlers.items():
+                    signal.signal(sig, h)
             p.returncode = os.waitstatus_to_exitcode(status)
             wall = time.monotonic() - t0
         code = 124 if timed_out.is_set() else p.returncode

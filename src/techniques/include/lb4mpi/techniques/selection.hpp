@@ -34,6 +34,10 @@ struct LB4MPI_API Measurement {
   /// executed iterations, minus 1: 0 when all ranks run iterations equally
   /// fast, 3 when one is four times as slow (`004`'s slowed rank).
   [[nodiscard]] double speed_spread() const;
+  /// T_par per iteration of an even split up front (STATIC) at the ranks'
+  /// measured speeds: the slowest rank's time per iteration over the number
+  /// of ranks. +inf without figures.
+  [[nodiscard]] double upfront_cost() const;
   /// Share of the ranks' busy time spent obtaining chunks: Σ overhead / Σ (work + overhead).
   [[nodiscard]] double overhead_share() const;
 };
