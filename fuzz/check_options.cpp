@@ -208,7 +208,7 @@ std::optional<std::string> expected(Kind kind, const std::string& s, bool& doubt
 bool blank(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
 // TECHNIQUES.md, "Names and ids": case-insensitive, '-' = '_', blanks around
-// ignored; a decimal id of `000` Table 4.1; wFAC is WF.
+// ignored; a decimal id of `000` Table 4.1; wFAC is WF; auto is Technique::Auto.
 std::optional<Technique> reference_technique(const std::string& text) {
   std::size_t b = 0;
   std::size_t e = text.size();
@@ -234,6 +234,7 @@ std::optional<Technique> reference_technique(const std::string& text) {
     return std::nullopt;
   }
   if (key == "WFAC") return Technique::WF;
+  if (key == "AUTO") return Technique::Auto;  // "or \"auto\" (Technique::Auto)": automatic selection
   for (const TechniqueInfo& ti : all_techniques()) {
     std::string canonical;
     for (const char c : ti.name) canonical.push_back(c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c);
