@@ -176,13 +176,14 @@ class Explore final : public Policy {
       return *estimate(a) < *estimate(b);
     };
     std::sort(again.begin(), again.end(), first);
-    for (std::size_t k = 0; k < cand_.size(); ++k) {  // the others: assume they changed alike ...
+    // The others: assume they changed alike; but a technique that splits
+    // the loop up front waits for the slowest rank's share, so it is charged
+    // what the ranks' new speeds say it costs.
+    const double upfront = m.upfront_cost();
+    for (std::size_t k = 0; k < cand_.size(); ++k) {
       if (k != i) {
         for (double& f : figures_[k]) f *= now / before;
       }
-      // ... but a technique that splits the loop up front waits for the
-      // slowest rank's share: what the ranks' new speeds say it costs.
-      const double upfront = m.upfront_cost();
       if (k != i && info(cand_[k]).upfront && !figures_[k].empty() && upfront > *estimate(k))
         figures_[k].assign(1, upfront);
     }

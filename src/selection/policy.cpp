@@ -63,9 +63,7 @@ PolicyKind parse_policy(std::string_view text) {
 }
 
 std::vector<Technique> default_candidates() {
-  // TSS first: it runs the first two executions (the first only warms up),
-  // and it is the best of the four in most cells (docs/SELECTION.md).
-  return {Technique::TSS, Technique::AWF_D, Technique::mFSC, Technique::STATIC};
+  return {kDefaultCandidates.begin(), kDefaultCandidates.end()};
 }
 
 std::unique_ptr<Policy> make_policy(PolicyKind kind, std::vector<Technique> candidates, std::uint64_t seed) {

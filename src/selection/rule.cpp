@@ -1,17 +1,19 @@
 // An expert rule from measured figures, not from trials: the first
-// execution runs the first candidate (FAC2 by default); after each one
+// execution runs the first candidate (TSS by default); after each one
 //   - a rank slower per iteration than another by more than kWeighSpread
 //     (speed_spread) -> a technique that weighs the ranks by their measured
-//     speed (AWF-B, else AWF-D, AF, AWF-C, AWF-E, else the first candidate);
+//     speed: the first adaptive candidate (AWF*, AF), else the first one;
 //   - else scheduling overhead above kOverhead of the busy time -> the
-//     candidate with the fewest chunks (STATIC, else GSS, ...);
+//     non-adaptive candidate with the fewest chunks on the measured loop
+//     (STATIC when it is a candidate), as the technique layer counts them;
 //   - else the first candidate.
-// It needs no exploration, but it knows only what its rule names.
+// It needs no exploration, but it knows only what its rule says.
 #include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
 
+#include "lb4mpi/techniques/chunk_calculator.hpp"
 #include "policies.hpp"
 
 namespace lb4mpi::selection {
@@ -19,6 +21,7 @@ namespace {
 
 constexpr double kWeighSpread = 0.5;   // speed spread that calls for weighting the ranks
 constexpr double kOverhead = 0.08;  // overhead share that calls for fewer chunks
+constexpr Index kCountUpTo = 1 << 16;  // iterations of the loop its chunks are counted on
 
 class Rule final : public Policy {
  public:
@@ -33,14 +36,14 @@ class Rule final : public Policy {
     char figures[96];
     std::snprintf(figures, sizeof figures, "speed spread %.2f, overhead %.1f %%", spread, 100.0 * share);
     if (spread > kWeighSpread) {
-      if (auto t = first_of({Technique::AWF_B, Technique::AWF_D, Technique::AF, Technique::AWF_C, Technique::AWF_E})) {
+      if (auto t = first_adaptive()) {
         next_ = {*t, "rule: a rank is slower per iteration (" + std::string(figures) + "): weighted " +
                          std::string(name(*t))};
         return;
       }
     }
     if (share > kOverhead) {
-      if (auto t = first_of({Technique::STATIC, Technique::GSS, Technique::TSS, Technique::FAC2})) {
+      if (auto t = fewest_chunks(m)) {
         next_ = {*t, "rule: scheduling overhead is high (" + std::string(figures) + "): fewer chunks with " +
                          std::string(name(*t))};
         return;
@@ -51,11 +54,34 @@ class Rule final : public Policy {
   }
 
  private:
-  std::optional<Technique> first_of(std::initializer_list<Technique> wanted) const {
-    for (Technique t : wanted) {
-      if (std::find(cand_.begin(), cand_.end(), t) != cand_.end()) return t;
+  std::optional<Technique> first_adaptive() const {
+    for (Technique t : cand_) {
+      if (info(t).adaptive) return t;
     }
     return std::nullopt;
+  }
+  // The non-adaptive candidate that cuts the measured loop (at most
+  // kCountUpTo of its iterations, so that counting stays cheap) into the
+  // fewest chunks; the first of equals.
+  std::optional<Technique> fewest_chunks(const Measurement& m) const {
+    const LoopShape shape{std::min<Index>(std::max<Index>(m.iterations, 1), kCountUpTo),
+                          std::max(1, static_cast<int>(m.rank_iterations.size()))};
+    std::optional<Technique> best;
+    std::size_t fewest = 0;
+    for (Technique t : cand_) {
+      if (info(t).adaptive) continue;
+      std::size_t chunks = 0;
+      try {
+        chunks = simulate_chunks(t, shape, TechniqueParams{}, Form::Recursive).size();
+      } catch (const Error&) {
+        continue;  // its default parameters do not fit this loop
+      }
+      if (!best || chunks < fewest) {
+        best = t;
+        fewest = chunks;
+      }
+    }
+    return best;
   }
 
   std::vector<Technique> cand_;

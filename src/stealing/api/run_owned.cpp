@@ -59,7 +59,7 @@ std::string write_iterations(const StealOptions& o, const st::Run& run, std::int
     records.push_back(r);
   }
   try {
-    trace::write_iterations(iterations_output(o).iterations_dir, run.rank(), o.chunking.value_or(Technique::STATIC),
+    trace::write_iterations(iterations_output(o).iterations_dir, run.rank(), o.chunking.value_or(kEvenSplit),
                             records);
   } catch (const Error& e) {
     return e.what();
@@ -137,7 +137,7 @@ StealReport report_of(const std::vector<Figures>& all, const std::vector<st::Ran
   r.amount = o.amount;
   r.victim = o.victim;
   Report& loop = r.loop;
-  loop.technique = o.amount.is_ratio ? Technique::STATIC : o.amount.technique;
+  loop.technique = o.amount.is_ratio ? kEvenSplit : o.amount.technique;
   Index lo = 0, hi = 0;
   bool any = false;
   for (const st::Range& g : ranges) {

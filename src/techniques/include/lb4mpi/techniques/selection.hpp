@@ -4,6 +4,7 @@
 // figures every rank holds alike (the gathered report), so every rank makes
 // the same choice without communicating (docs/SELECTION.md).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -62,8 +63,11 @@ LB4MPI_API PolicyKind parse_policy(std::string_view text);
 inline constexpr PolicyKind kDefaultPolicy = PolicyKind::Explore;
 
 /// The candidates when none are given: a short list that covers the best
-/// fixed technique of most benchmark cells (docs/SELECTION.md); the first is
-/// what an execution without history runs.
+/// fixed technique of most benchmark cells (docs/SELECTION.md, "The default
+/// candidates"); the first is what an execution without history runs (and
+/// the first two executions run it: the first only warms up).
+inline constexpr std::array<Technique, 4> kDefaultCandidates = {Technique::TSS, Technique::AWF_D, Technique::mFSC,
+                                                                 Technique::STATIC};
 LB4MPI_API std::vector<Technique> default_candidates();
 
 class LB4MPI_API Policy {

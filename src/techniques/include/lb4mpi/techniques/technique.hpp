@@ -46,6 +46,10 @@ inline constexpr std::size_t kTechniqueCount = 21;
 /// configuration, a report before its loop ran): FAC2, LB4MPI's default.
 inline constexpr Technique kDefaultTechnique = Technique::FAC2;
 
+/// The technique that splits a loop evenly up front (STATIC): what an owned
+/// loop without chunking and `000`'s fixed steal ratio are reported as.
+inline constexpr Technique kEvenSplit = Technique::STATIC;
+
 /// Facts about a technique that the runtime, the explorer and the docs use.
 struct TechniqueInfo {
   Technique technique;
