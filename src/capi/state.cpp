@@ -8,6 +8,7 @@
 #include <limits>
 #include <thread>
 
+#include "../frontend/env.hpp"
 #include "error_hook.hpp"
 
 namespace lb4mpi::capi::detail {
@@ -150,7 +151,9 @@ std::string check_loop(const CState* st, int firstIter, int lastIter, int method
 Options setup_options(int size, int rank, int numProcs, int requestWhen, int breakAfter,
                       int minChunk, double h_overhead, double sigma, int nKNL, double Xeon_speed,
                       double KNL_speed) {
-  Options o = Options::from_env();
+  // The method is DLS_StartLoop's argument: LB4MPI_SCHEDULING is not read
+  // (docs/MIGRATION.md), so a value there, even a bad one, stops nothing.
+  Options o = lb4mpi::detail::from_env_ignoring(Options{}, "LB4MPI_SCHEDULING");
   if (numProcs != size) {
     throw Error("numProcs is " + std::to_string(numProcs) + " on rank " + std::to_string(rank) +
                 ", but the communicator has " + std::to_string(size) +

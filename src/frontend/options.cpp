@@ -1,6 +1,7 @@
 // Options: execution-model names, the LB4MPI_* environment variables and
 // the fingerprint all ranks compare — both derived from one list of fields.
 #include "lb4mpi/options.hpp"
+#include "env.hpp"
 
 #include <unistd.h>
 
@@ -239,9 +240,11 @@ Mode parse_mode(std::string_view text) {
 
 Options Options::from_env() { return from_env(Options{}); }
 
-Options Options::from_env(Options o) {
-  each_field(o, [&o](const char* var, const char* member, auto& field, Agree) {
-    if (var == nullptr) return;
+Options Options::from_env(Options o) { return detail::from_env_ignoring(std::move(o), {}); }
+
+Options detail::from_env_ignoring(Options o, std::string_view ignored) {
+  each_field(o, [&o, ignored](const char* var, const char* member, auto& field, Agree) {
+    if (var == nullptr || var == ignored) return;
     const char* v = std::getenv(var);
     if (v == nullptr || *v == '\0') return;
     parse(var, v, field);
