@@ -80,6 +80,13 @@ void Options::validate(int ranks) const {
       throw Error("fail rank " + std::to_string(r) + " (LB4MPI_FAIL_RANKS) is outside the communicator" + valid);
     }
   }
+  if (!fail_ranks.empty() && !robust) {
+    // Without robust mode a stopped rank's chunk is never finished: under
+    // mpiexec --enable-recovery the others would wait for it forever.
+    throw Error("failure injection needs robust mode: fail_ranks" + from("fail_ranks", "LB4MPI_FAIL_RANKS") +
+                " stops ranks whose chunks only robust mode hands to others; set robust" +
+                from("robust", "LB4MPI_ROBUST=1") + " or leave fail_ranks empty (docs/ROBUST.md)");
+  }
   if (fail_after.chunks == 0 || fail_after.chunks < -1 || (fail_after.seconds < 0.0 && fail_after.seconds != -1.0)) {
     throw Error("fail_after must be >= 1 chunks or >= 0 seconds, got " + text(fail_after) +
                 from("fail_after", "LB4MPI_FAIL_AFTER"));
