@@ -26,16 +26,41 @@ def _build_trees():
         glob.glob(os.path.join(_ROOT, "build", "*")))
 
 
-def _find_lb4mpi():
-    try:
-        import lb4mpi  # noqa: F401  installed, or on PYTHONPATH
+def _rerun_with_built_for(package_dir):
+    """The package records the Python it was built for (lb4mpi/_built_for.py,
+    python/CMakeLists.txt). When this one lacks mpi4py or NumPy — pyenv's or
+    a venv's python3 first on PATH — run the example again with that one
+    (every rank does, before MPI starts); rank 0 says so on stderr."""
+    import importlib.util
+    if all(importlib.util.find_spec(m) is not None for m in ("mpi4py", "numpy")):
         return
-    except ModuleNotFoundError as e:
-        if e.name != "lb4mpi":
-            raise
+    built_for = {}
+    try:
+        with open(os.path.join(package_dir, "_built_for.py")) as f:
+            exec(f.read(), built_for)
+    except OSError:
+        return  # an older package: lb4mpi's own ImportError names what is missing
+    python = built_for.get("PYTHON", "")
+    if not python or not os.path.exists(python) or os.path.abspath(python) == os.path.abspath(sys.executable):
+        return
+    if os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")) == "0":
+        print(f"{os.path.basename(sys.argv[0])}: {sys.executable} lacks mpi4py or NumPy; running with {python}, "
+              "the Python lb4mpi was built for", file=sys.stderr, flush=True)
+    path = os.path.dirname(package_dir)
+    os.environ["PYTHONPATH"] = path + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+    os.execv(python, [python, os.path.abspath(sys.argv[0])] + sys.argv[1:])
+
+
+def _find_lb4mpi():
+    import importlib.util
+    spec = importlib.util.find_spec("lb4mpi")  # installed, or on PYTHONPATH (does not import it)
+    if spec is not None and spec.submodule_search_locations:
+        _rerun_with_built_for(list(spec.submodule_search_locations)[0])
+        return
     for tree in _build_trees():
         if glob.glob(os.path.join(tree, "python", "lb4mpi", "_core*.so")):
             sys.path.insert(0, os.path.join(tree, "python"))
+            _rerun_with_built_for(os.path.join(tree, "python", "lb4mpi"))
             return
     sys.exit(f"{os.path.basename(sys.argv[0])}: the Python package lb4mpi is neither installed nor built here: "
              "build lb4mpi (bash scripts/demo.sh, or cmake -S . -B build && cmake --build build) and set "

@@ -25,9 +25,8 @@ import json
 import os
 import time
 
-import numpy as np
-
-from common import Cli, MPI, lb4mpi, print_summary, run, summary  # common finds lb4mpi
+from common import Cli, MPI, lb4mpi, print_summary, run, summary  # common finds lb4mpi (first: the Python)
+import numpy as np  # noqa: E402
 from mandelbrot_numpy import Params, checksum, escape_counts, hex64
 
 # The built-in tasks: widths x thresholds, cheap and dear mixed.

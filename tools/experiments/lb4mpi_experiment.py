@@ -43,7 +43,9 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "apps" / "common"))
 sys.path.insert(0, str(REPO / "tools" / "sim"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO / "tools" / "plot"))
 from app_summary import summary_of  # noqa: E402
+import lb4mpi_python  # noqa: E402  (which Python draws the figures)
 import lb4mpi_simrun  # noqa: E402
 
 APPS = {"synthetic": "lb4mpi-synthetic", "mandelbrot": "lb4mpi-mandelbrot", "psia": "lb4mpi-psia",
@@ -413,6 +415,11 @@ def main() -> int:
     except DesignError as e:
         log(f"lb4mpi_experiment: error: {e}")
         return 2
+    if design.get("figures") and not a.dry_run:
+        # The figures need matplotlib: with pyenv's python3 first on PATH, run
+        # again with one that has it (before any run starts); else the error
+        # at drawing time says what to do.
+        lb4mpi_python.rerun_with(["matplotlib"], "lb4mpi_experiment")
     out = a.out or REPO / "results" / design["name"]
     runs = expand(design)
     s = Settings(a, design)
@@ -467,8 +474,8 @@ def main() -> int:
         try:
             import lb4mpi_figures  # noqa: E402  (matplotlib: only when drawing)
         except ImportError as e:
-            log(f"lb4mpi_experiment: error: no figures: {e} (apt-get install python3-matplotlib, or run this "
-                f"script with a Python that has matplotlib, e.g. /usr/bin/python3); the runs are in {csv_path}")
+            log(f"lb4mpi_experiment: error: no figures: {e}; "
+                f"{lb4mpi_python.rerun_with(['matplotlib'], 'lb4mpi_experiment')}; the runs are in {csv_path}")
             return 2
         for f in design["figures"]:
             path = lb4mpi_figures.draw(design, f, rows, out)

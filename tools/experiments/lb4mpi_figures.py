@@ -58,6 +58,11 @@ def _select(rows, **cond):
     return [r for r in rows if all(k is None or _same(r.get(k), v) for k, v in cond.items())]
 
 
+# At least 960 pixels wide (6.4 in), 900 tall per panel row pair (issue 34:
+# 72 dpi and 5 in gave 360 x 432 pixels).
+DPI = 150
+
+
 def draw(design: dict, spec: dict, rows: list[dict], out: Path) -> Path | None:
     """Draws one figure into out/<name>.png; None when no run has its data."""
     rows = [r for r in rows if r.get("status") == "ok"]
@@ -73,7 +78,7 @@ def draw(design: dict, spec: dict, rows: list[dict], out: Path) -> Path | None:
     panels = _levels(design, spec.get("panels"))
     panels = [p for p in panels if p is None or _select(rows, **{spec["panels"]: p})]
     xs = [x for x in _levels(design, spec["x"]) if _select(rows, **{spec["x"]: x})]
-    width = max(5.0, min(16.0, 1.2 + len(panels) * (0.35 * len(xs) + 1.5)))
+    width = max(6.4, min(16.0, 1.2 + len(panels) * (0.35 * len(xs) + 1.5)))
     fig, axes = plt.subplots(len(metrics), len(panels), figsize=(width, 3.0 * len(metrics)), squeeze=False,
                              sharex="col")
     for row_i, metric in enumerate(metrics):
@@ -105,7 +110,7 @@ def draw(design: dict, spec: dict, rows: list[dict], out: Path) -> Path | None:
     top = 1.0 - ((0.3 if spec.get("title") else 0.0) + (0.25 if hue else 0.0)) / height
     fig.tight_layout(rect=(0, 0, 1, top))
     path = out / f"{spec['name']}.png"
-    fig.savefig(path, dpi=72)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 

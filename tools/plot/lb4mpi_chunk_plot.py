@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
 import io
 import math
 import os
 import sys
 from collections import OrderedDict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lb4mpi_python  # noqa: E402  (which Python: tools/plot/lb4mpi_python.py)
 
 PROG = "lb4mpi_chunk_plot.py"
 
@@ -249,11 +251,9 @@ def main(argv=None):
                 else:
                     label = f"{base}: {suffix}"
                 lines.append((label, sorted(pts)))
-        if importlib.util.find_spec("matplotlib") is None:
-            raise InputError(
-                f"matplotlib is not available to {sys.executable} "
-                "(Debian/Ubuntu: apt install python3-matplotlib; else pip install matplotlib)"
-            )
+        problem = lb4mpi_python.rerun_with(["matplotlib"], PROG)  # pyenv's python3 first on PATH
+        if problem:
+            raise InputError(problem)
         out_dir = os.path.dirname(os.path.abspath(args.output))
         if not os.path.isdir(out_dir):
             raise InputError(f"cannot write '{args.output}': folder '{out_dir}' does not exist")

@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
 import json
 import math
 import os
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lb4mpi_python  # noqa: E402  (which Python: tools/plot/lb4mpi_python.py)
 
 PROG = "lb4mpi_gantt.py"
 
@@ -278,6 +280,16 @@ def describe(events, ranks):
     return "lb4mpi trace: " + ", ".join(parts)
 
 
+def time_window(events, selected):
+    """The x axis: from the run's start (0) to its last event; with --loop or
+    --step (`selected`), from the first to the last event selected, so that
+    the chosen loop fills the picture."""
+    t_min = min(e.t0 for e in events)
+    if not selected:
+        t_min = min(0.0, t_min)
+    return t_min, max(e.t1 for e in events)
+
+
 def plot(events, ranks, args):
     import matplotlib
 
@@ -294,8 +306,7 @@ def plot(events, ranks, args):
     coordinators = sorted({e.rank for e in serves})
     loops = sorted({e.loop for e in chunks + continued})
 
-    t_min = min(0.0, min(e.t0 for e in events))
-    t_max = max(e.t1 for e in events)
+    t_min, t_max = time_window(events, bool(args.loop or args.step))
     extent = max(t_max - t_min, 1e-9)
     unit, scale = pick_unit(extent, args.unit)
 
@@ -385,7 +396,10 @@ def plot(events, ranks, args):
     ax.set_yticklabels(labels, fontsize=9)
     ax.set_ylim(n_rows - 0.5, -0.5)  # rank 0 on top
     ax.set_xlim(0, extent * scale * 1.01)
-    ax.set_xlabel(f"time [{unit}]" + (" (executions laid out one after another)" if boundaries else ""))
+    xlabel = f"time [{unit}]"
+    if args.loop or args.step:  # zoomed to the selection: say where it starts in the run
+        xlabel += f" from {t_min * scale:.4g} {unit} into the run"
+    ax.set_xlabel(xlabel + (" (executions laid out one after another)" if boundaries else ""))
     ax.grid(axis="x", color="0.88", linewidth=0.6)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
@@ -452,11 +466,9 @@ def main(argv=None):
         if not any(e.kind == "chunk" for e in events):
             what = "" if not (args.loop or args.step) else " for the selected --loop/--step"
             raise InputError(f"'{args.trace}' holds no chunk events{what}; nothing to plot")
-        if importlib.util.find_spec("matplotlib") is None:
-            raise InputError(
-                f"matplotlib is not available to {sys.executable} "
-                "(Debian/Ubuntu: apt install python3-matplotlib; else pip install matplotlib)"
-            )
+        problem = lb4mpi_python.rerun_with(["matplotlib"], PROG)  # pyenv's python3 first on PATH
+        if problem:
+            raise InputError(problem)
         out_dir = os.path.dirname(os.path.abspath(args.output))
         if not os.path.isdir(out_dir):
             raise InputError(f"cannot write '{args.output}': folder '{out_dir}' does not exist")
