@@ -85,6 +85,8 @@ if(TARGET lb4mpi-chunks)
   install(TARGETS lb4mpi-chunks RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
   install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/plot/lb4mpi_gantt.py ${PROJECT_SOURCE_DIR}/tools/plot/lb4mpi_chunk_plot.py
           DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
+  # Imported by the two scripts: which Python runs them (pyenv's python3 first on PATH).
+  install(FILES ${PROJECT_SOURCE_DIR}/tools/plot/lb4mpi_python.py DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
 endif()
 
 # --- CMake package ------------------------------------------------------------
@@ -175,9 +177,17 @@ function(lb4mpi_pkgconfig name libs libs_private description note)
   set(LB4MPI_PC_DESCRIPTION "${description}")
   set(LB4MPI_PC_NOTE "${note}")
   set(LB4MPI_PC_PREFIX "@LB4MPI_PC_PREFIX@")
+  set(LB4MPI_PC_RPATH "@LB4MPI_PC_RPATH@")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/lb4mpi.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${name}.pc.in @ONLY)
+  # A prefix other than /usr is outside the loader's search (even /usr/local/lib
+  # needs an ldconfig after the install): the shared libraries' folder goes
+  # into the program's RUNPATH, so that what pkg-config links starts as it is.
   install(CODE "
     set(LB4MPI_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+    set(LB4MPI_PC_RPATH \"\")
+    if(NOT \"\${CMAKE_INSTALL_PREFIX}\" STREQUAL \"/usr\")
+      set(LB4MPI_PC_RPATH \" -Wl,-rpath,\\\${libdir}\")
+    endif()
     configure_file(\"${PROJECT_BINARY_DIR}/pkgconfig/${name}.pc.in\"
                    \"${PROJECT_BINARY_DIR}/pkgconfig/${name}.pc\" @ONLY)
   " COMPONENT Development)
@@ -193,7 +203,11 @@ if(LB4MPI_PACKAGE_SHARED)
 else()
   set(_lb4mpi_pc_note "Static archives: link with `pkg-config --static --libs lb4mpi` (the C++ runtime).")
 endif()
-lb4mpi_pkgconfig(lb4mpi "-L\${libdir} ${_lb4mpi_pc_l}" "${_lb4mpi_pc_cxx_runtime}"
+set(_lb4mpi_pc_rpath "")
+if(LB4MPI_PACKAGE_SHARED)
+  set(_lb4mpi_pc_rpath "@LB4MPI_PC_RPATH@")  # filled in at install time (lb4mpi_pkgconfig)
+endif()
+lb4mpi_pkgconfig(lb4mpi "-L\${libdir}${_lb4mpi_pc_rpath} ${_lb4mpi_pc_l}" "${_lb4mpi_pc_cxx_runtime}"
                  "${_lb4mpi_pc_description}" "${_lb4mpi_pc_note}")
 if(LB4MPI_PACKAGE_STATIC_TWINS OR NOT LB4MPI_PACKAGE_SHARED)
   set(_lb4mpi_pc_a "")

@@ -214,11 +214,9 @@ if(CXX_COMPILER)
 endif()
 # A shared library outside the loader's paths: a program built by CMake finds
 # it through its RUNPATH (and liblb4mpi.so its sibling liblb4mpi_techniques
-# through its own), so those run as they are; one built by hand with
-# pkg-config's flags needs LD_LIBRARY_PATH (or -Wl,-rpath), as with any library.
-if(NOT SYSTEM AND KIND STREQUAL "pkgconfig")
-  set(ENV{LD_LIBRARY_PATH} "${PREFIX}/${LIB_DIR}:$ENV{LD_LIBRARY_PATH}")
-endif()
+# through its own), and so does one built by hand with pkg-config's flags
+# (lb4mpi.pc's -Wl,-rpath,${libdir}, issue 34): every consumer runs without
+# LD_LIBRARY_PATH, as a user's program would.
 
 # run_consumer(<exe> <expected output regex> [args...]): under mpiexec, then
 # checks how the program was linked: the variant's kind of lb4mpi.
