@@ -415,11 +415,8 @@ def main() -> int:
     except DesignError as e:
         log(f"lb4mpi_experiment: error: {e}")
         return 2
-    if design.get("figures") and not a.dry_run:
-        # The figures need matplotlib: with pyenv's python3 first on PATH, run
-        # again with one that has it (before any run starts); else the error
-        # at drawing time says what to do.
-        lb4mpi_python.rerun_with(["matplotlib"], "lb4mpi_experiment")
+    if design.get("figures") and not a.dry_run:  # matplotlib: pyenv's python3 first on PATH may lack it
+        lb4mpi_python.rerun_with(["matplotlib"], "lb4mpi_experiment")  # runs again with one that has it
     out = a.out or REPO / "results" / design["name"]
     runs = expand(design)
     s = Settings(a, design)

@@ -281,13 +281,9 @@ def describe(events, ranks):
 
 
 def time_window(events, selected):
-    """The x axis: from the run's start (0) to its last event; with --loop or
-    --step (`selected`), from the first to the last event selected, so that
-    the chosen loop fills the picture."""
+    """The x axis: from 0 (from the first event of a --loop/--step selection) to the last event."""
     t_min = min(e.t0 for e in events)
-    if not selected:
-        t_min = min(0.0, t_min)
-    return t_min, max(e.t1 for e in events)
+    return (t_min if selected else min(0.0, t_min)), max(e.t1 for e in events)
 
 
 def plot(events, ranks, args):
@@ -396,10 +392,8 @@ def plot(events, ranks, args):
     ax.set_yticklabels(labels, fontsize=9)
     ax.set_ylim(n_rows - 0.5, -0.5)  # rank 0 on top
     ax.set_xlim(0, extent * scale * 1.01)
-    xlabel = f"time [{unit}]"
-    if args.loop or args.step:  # zoomed to the selection: say where it starts in the run
-        xlabel += f" from {t_min * scale:.4g} {unit} into the run"
-    ax.set_xlabel(xlabel + (" (executions laid out one after another)" if boundaries else ""))
+    zoom = f" from {t_min * scale:.4g} {unit} into the run" if args.loop or args.step else ""
+    ax.set_xlabel(f"time [{unit}]{zoom}" + (" (executions laid out one after another)" if boundaries else ""))
     ax.grid(axis="x", color="0.88", linewidth=0.6)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
