@@ -192,8 +192,12 @@ Options setup_options(int size, int rank, int numProcs, int requestWhen, int bre
       o.params.weights[static_cast<std::size_t>(r)] = KNL_speed;
     o.origin["weights"] = "DLS_Parameters_Setup nKNL, Xeon_speed, KNL_speed";
   }
-  // What the runtime would refuse at the first loop, refused here already.
-  o.validate(size);
+  // What the runtime would refuse at the first loop, refused here already —
+  // but failure injection: robust mode (DLS_Robust) may still come before
+  // the loop, which checks it (Options::validate at DLS_StartLoop).
+  Options check = o;
+  check.fail_ranks.clear();
+  check.validate(size);
   if (o.params.min_chunk < 1) {
     throw Error("min_chunk must be >= 1, got " + std::to_string(o.params.min_chunk) + " (from " +
                 o.origin["min_chunk"] + ")");
