@@ -41,8 +41,12 @@ def _rerun_with_built_for(package_dir):
     except OSError:
         return  # an older package: lb4mpi's own ImportError names what is missing
     python = built_for.get("PYTHON", "")
-    if not python or not os.path.exists(python) or os.path.abspath(python) == os.path.abspath(sys.executable):
+    if not python or not os.path.exists(python):
         return
+    import subprocess  # that one has them (also when it is this one's binary, run with other flags)?
+    if subprocess.run([python, "-c", "import mpi4py, numpy"], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        return  # lb4mpi's own ImportError names what is missing
     if os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")) == "0":
         print(f"{os.path.basename(sys.argv[0])}: {sys.executable} lacks mpi4py or NumPy; running with {python}, "
               "the Python lb4mpi was built for", file=sys.stderr, flush=True)
