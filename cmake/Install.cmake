@@ -205,6 +205,16 @@ if(LB4MPI_PACKAGE_STATIC_TWINS OR NOT LB4MPI_PACKAGE_SHARED)
                    "The static archives, by path, with the C++ runtime they need.")
 endif()
 
+# lb4mpi-fortran.pc (fortran/CMakeLists.txt): the .mod folder and liblb4mpi_fortran,
+#   mpifort app.f90 $(pkg-config --cflags --libs lb4mpi-fortran)
+if(LB4MPI_HAS_FORTRAN)
+  set(LB4MPI_PC_CFLAGS_EXTRA " -I${LB4MPI_PC_FORTRAN_MODDIR}")
+  lb4mpi_pkgconfig(lb4mpi-fortran "-L\${libdir} -llb4mpi_fortran ${_lb4mpi_pc_l}" "${_lb4mpi_pc_cxx_runtime}"
+                   "${_lb4mpi_pc_description} (Fortran modules DLS and lb4mpi)"
+                   "Fortran: build with the mpifort of the MPI lb4mpi was built with (its .mod files).")
+  set(LB4MPI_PC_CFLAGS_EXTRA "")
+endif()
+
 # --- Tests: install once, then build and run consumers against the install -------
 # install.tree (the fixture) installs this build into install-test/prefix and
 # checks it (files, sonames, exported symbols); then each consumer kind of
