@@ -295,6 +295,22 @@ if(LB4MPI_BUILD_TESTS AND CMAKE_TESTING_ENABLED)
         ENVIRONMENT "${_mpi_env}")
     endforeach()
   endforeach()
+  # The Fortran modules (fortran/): a Fortran-only CMake project and mpifort
+  # with pkg-config, the DLS4LB-style program of tests/consumers/fortran.
+  if(LB4MPI_HAS_FORTRAN AND LB4MPI_PACKAGE_SHARED)
+    foreach(_kind cmake_fortran pkgconfig_fortran)
+      add_test(NAME install.${_kind}
+        COMMAND ${CMAKE_COMMAND} -DMODE=consumer -DKIND=${_kind} -DVARIANT=shared ${_common}
+          -DCONSUMERS_DIR=${PROJECT_SOURCE_DIR}/tests/consumers -DGENERATOR=${CMAKE_GENERATOR}
+          -DFortran_COMPILER=${CMAKE_Fortran_COMPILER} -DMPI_Fortran_COMPILER=${MPI_Fortran_COMPILER}
+          -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DMPIEXEC_NUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG}
+          "-DMPIEXEC_PREFLAGS=${_preflags}" "-DMPIEXEC_POSTFLAGS=${_postflags}"
+          -P ${PROJECT_SOURCE_DIR}/scripts/check_install.cmake)
+      set_tests_properties(install.${_kind} PROPERTIES
+        LABELS "install;mpi;fortran" TIMEOUT 120 PROCESSORS 2 FIXTURES_REQUIRED lb4mpi_installed
+        ENVIRONMENT "${_mpi_env}")
+    endforeach()
+  endif()
   # The Python package (python/CMakeLists.txt): imported from the prefix and
   # run under mpiexec on 2 ranks.
   if(TARGET lb4mpi_python)
