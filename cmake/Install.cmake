@@ -205,9 +205,11 @@ if(LB4MPI_PACKAGE_STATIC_TWINS OR NOT LB4MPI_PACKAGE_SHARED)
                    "The static archives, by path, with the C++ runtime they need.")
 endif()
 
-# lb4mpi-fortran.pc (fortran/CMakeLists.txt): the .mod folder and liblb4mpi_fortran,
+# lb4mpi::fortran and lb4mpi-fortran.pc (fortran/CMakeLists.txt): the .mod folder and liblb4mpi_fortran,
 #   mpifort app.f90 $(pkg-config --cflags --libs lb4mpi-fortran)
 if(LB4MPI_HAS_FORTRAN)
+  install(EXPORT lb4mpiFortranTargets NAMESPACE lb4mpi:: FILE lb4mpiFortranTargets.cmake
+          DESTINATION ${LB4MPI_INSTALL_CMAKEDIR} COMPONENT Development)
   set(LB4MPI_PC_CFLAGS_EXTRA " -I${LB4MPI_PC_FORTRAN_MODDIR}")
   lb4mpi_pkgconfig(lb4mpi-fortran "-L\${libdir} -llb4mpi_fortran ${_lb4mpi_pc_l}" "${_lb4mpi_pc_cxx_runtime}"
                    "${_lb4mpi_pc_description} (Fortran modules DLS and lb4mpi)"
