@@ -6,11 +6,11 @@
  * group), for several outer/inner techniques in the three modes, two time
  * steps on the same handles. Run with LB4MPI_RANKS_PER_NODE for emulated
  * nodes, or without (one group of the coordinator's node-mates). */
+#include "capi_check.h" /* first: it asks for POSIX (nanosleep) */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "capi_check.h"
 
 enum { M = 23 };
 
