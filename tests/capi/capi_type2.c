@@ -5,7 +5,7 @@
  * exactly once over the job (which also means every j ran in exactly one
  * group), for several outer/inner techniques in the three modes, two time
  * steps on the same handles. Run with LB4MPI_RANKS_PER_NODE for emulated
- * nodes, or without (one group of the coordinator's node-mates). */
+ * nodes (tests/capi/CMakeLists.txt). */
 #include "capi_check.h" /* first: it asks for POSIX (nanosleep) */
 
 #include <stdio.h>
