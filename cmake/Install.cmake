@@ -219,6 +219,18 @@ if(LB4MPI_PACKAGE_STATIC_TWINS OR NOT LB4MPI_PACKAGE_SHARED)
                    "The static archives, by path, with the C++ runtime they need.")
 endif()
 
+# lb4mpi::fortran and lb4mpi-fortran.pc (fortran/CMakeLists.txt): the .mod folder and liblb4mpi_fortran,
+#   mpifort app.f90 $(pkg-config --cflags --libs lb4mpi-fortran)
+if(LB4MPI_HAS_FORTRAN)
+  install(EXPORT lb4mpiFortranTargets NAMESPACE lb4mpi:: FILE lb4mpiFortranTargets.cmake
+          DESTINATION ${LB4MPI_INSTALL_CMAKEDIR} COMPONENT Development)
+  set(LB4MPI_PC_CFLAGS_EXTRA " -I${LB4MPI_PC_FORTRAN_MODDIR}")
+  lb4mpi_pkgconfig(lb4mpi-fortran "-L\${libdir} -llb4mpi_fortran ${_lb4mpi_pc_l}" "${_lb4mpi_pc_cxx_runtime}"
+                   "${_lb4mpi_pc_description} (Fortran modules DLS and lb4mpi)"
+                   "Fortran: build with the mpifort of the MPI lb4mpi was built with (its .mod files).")
+  set(LB4MPI_PC_CFLAGS_EXTRA "")
+endif()
+
 # --- Tests: install once, then build and run consumers against the install -------
 # install.tree (the fixture) installs this build into install-test/prefix and
 # checks it (files, sonames, exported symbols); then each consumer kind of
@@ -299,6 +311,22 @@ if(LB4MPI_BUILD_TESTS AND CMAKE_TESTING_ENABLED)
         ENVIRONMENT "${_mpi_env}")
     endforeach()
   endforeach()
+  # The Fortran modules (fortran/): a Fortran-only CMake project and mpifort
+  # with pkg-config, the DLS4LB-style program of tests/consumers/fortran.
+  if(LB4MPI_HAS_FORTRAN AND LB4MPI_PACKAGE_SHARED)
+    foreach(_kind cmake_fortran pkgconfig_fortran)
+      add_test(NAME install.${_kind}
+        COMMAND ${CMAKE_COMMAND} -DMODE=consumer -DKIND=${_kind} -DVARIANT=shared ${_common}
+          -DCONSUMERS_DIR=${PROJECT_SOURCE_DIR}/tests/consumers -DGENERATOR=${CMAKE_GENERATOR}
+          -DFortran_COMPILER=${CMAKE_Fortran_COMPILER} -DMPI_Fortran_COMPILER=${MPI_Fortran_COMPILER}
+          -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DMPIEXEC_NUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG}
+          "-DMPIEXEC_PREFLAGS=${_preflags}" "-DMPIEXEC_POSTFLAGS=${_postflags}"
+          -P ${PROJECT_SOURCE_DIR}/scripts/check_install.cmake)
+      set_tests_properties(install.${_kind} PROPERTIES
+        LABELS "install;mpi;fortran" TIMEOUT 120 PROCESSORS 2 FIXTURES_REQUIRED lb4mpi_installed
+        ENVIRONMENT "${_mpi_env}")
+    endforeach()
+  endif()
   # The Python package (python/CMakeLists.txt): imported from the prefix and
   # run under mpiexec on 2 ranks.
   if(TARGET lb4mpi_python)

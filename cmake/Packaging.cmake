@@ -71,6 +71,9 @@ set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME lb4mpi-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "lb4mpi (= ${_lb4mpi_deb_version}), ${LB4MPI_DEB_MPI_DEV}")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_RECOMMENDS "cmake, pkg-config")
+if(LB4MPI_HAS_FORTRAN)  # the .mod files (fortran/) are gfortran's
+  string(APPEND CPACK_DEBIAN_DEVELOPMENT_PACKAGE_RECOMMENDS ", gfortran")
+endif()
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SHLIBDEPS OFF)  # headers, archives, links: nothing to scan
 
 # The Python package: its own Debian package, as Debian names them. Its

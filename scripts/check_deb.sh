@@ -203,6 +203,21 @@ for kind in cmake_cxx cmake_c pkgconfig; do
       -DMPIEXEC="/usr/bin/$MPIEXEC" -P "$TEST/scripts/check_install.cmake"
   done
 done
+# The Fortran modules, when the packages carry them (LB4MPI_BUILD_FORTRAN):
+# a Fortran-only CMake project and mpifort with pkg-config lb4mpi-fortran.
+if target sh -c 'ls /usr/lib/*/pkgconfig/lb4mpi-fortran.pc' >/dev/null 2>&1; then
+  MPIFORT="${MPICC/mpicc/mpifort}"
+  if [[ -n "$FRESH_BASE" ]] || ! command -v gfortran >/dev/null; then
+    step "gfortran for the Fortran consumers"
+    target apt-get install -y -q --no-install-recommends gfortran >/dev/null
+  fi
+  for kind in cmake_fortran pkgconfig_fortran; do
+    step "consumer $kind"
+    target cmake -DMODE=consumer -DSYSTEM=ON -DKIND="$kind" -DVARIANT=shared -DWORK_DIR="$WORK" \
+      -DCONSUMERS_DIR="$TEST/tests/consumers" -DMPI_Fortran_COMPILER="$MPIFORT" \
+      -DMPIEXEC="/usr/bin/$MPIEXEC" -P "$TEST/scripts/check_install.cmake"
+  done
+fi
 if [[ ${#python[@]} -gt 0 ]]; then
   step "consumer python (python3-lb4mpi, from /usr/lib/python3/dist-packages)"
   target cmake -DMODE=consumer -DSYSTEM=ON -DKIND=python -DVARIANT=shared -DWORK_DIR="$WORK" \

@@ -15,6 +15,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev
+  gfortran  # the Fortran modules DLS and lb4mpi (fortran/, docs/FORTRAN.md)
   python3 python3-matplotlib
   # the Python package lb4mpi (python/) and its tests and examples
   python3-dev pybind11-dev python3-mpi4py python3-numpy python3-pytest

@@ -97,6 +97,33 @@ LB4MPI_API void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs
                                      int minChunk, double h_overhead, double sigma, int nKNL, double Xeon_speed,
                                      double KNL_speed);
 
+/* DLS4LB's setup calls (docs/MIGRATION.md, "DLS4LB's setup calls").
+ *
+ * DLS_Setup(comm, &info): DLS_Parameters_Setup with DLS4LB's defaults
+ * (numProcs = the communicator's size, requestWhen, breakAfter and minChunk
+ * automatic, FSC's h_overhead 0.0002 s and sigma 0.0001 s unless LB4MPI_H /
+ * LB4MPI_SIGMA are set, equal weights). Collective over comm.
+ *
+ * get_DLS_ShortName(method): the technique's name for a method of this
+ * header (e.g. "GSS", "FAC2" for FAC, "auto"), "unknown" for another number;
+ * static storage, never freed.
+ *
+ * DLS_GroupSetup(world, coordinator, &GS, &LS): DLS4LB's two-level ("Type
+ * II") loops. Collective over world. The ranks are grouped by node
+ * (MPI_Get_processor_name; LB4MPI_RANKS_PER_NODE=k > 0 makes groups of k
+ * consecutive ranks instead, to emulate nodes on one machine); the
+ * coordinator forms a group of its own. LS schedules the inner loops inside
+ * each group. GS schedules the outer loop among the coordinator and the
+ * groups' foremen (rank 0 of each group); the foreman relays each outer
+ * chunk to its group, so every rank of a group calls the outer loop's
+ * functions (DLS_StartLoop ... DLS_EndLoop on GS) and gets the same chunks.
+ * DLS_EndLoop on GS returns, on every rank, the outer iterations its group
+ * ran. Errors of the outer loop's calls are agreed over world (the message
+ * on every rank). DLS_Finalize releases each handle (GS and LS). */
+LB4MPI_API void DLS_Setup(MPI_Comm comm, infoDLS* info);
+LB4MPI_API char* get_DLS_ShortName(int method);
+LB4MPI_API void DLS_GroupSetup(MPI_Comm world, int coordinator, infoDLS* GS, infoDLS* LS);
+
 /* One loop at a time. DLS_StartLoop and DLS_EndLoop are collective. The
  * handle keeps the loop between DLS_EndLoop and the next DLS_StartLoop: with
  * the same method and mode, the next call is the loop's next time step, and

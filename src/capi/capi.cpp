@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lb4mpi/lb4mpi.h"
+#include "dls4lb.hpp"
 #include "state.hpp"
 
 using namespace lb4mpi::capi::detail;  // NOLINT(google-build-using-namespace): this layer's internals
@@ -107,139 +108,41 @@ void DLS_NumLoops(infoDLS* info, int n) {
 
 void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
   CState* st = state_of(info, "DLS_StartLoop");
-  const std::string fn = "DLS_StartLoop";
-  Options opt = st->base;
-  opt.mode = effective_mode(st);
+  if (st->group) return group_start_loop(st, firstIter, lastIter, method);
   Technique t{};
-  std::string error = take_pending();
-  if (error.empty() && st->loop_active)
-    error = "lb4mpi: DLS_StartLoop: the previous loop is still in flight (call DLS_EndLoop first)";
-  if (error.empty() && st->set_active)
-    error =
-        "lb4mpi: DLS_StartLoop: loops started by DLS_StartMLoops are still in flight (call "
-        "DLS_EndMLoops first)";
-  if (error.empty())
-    error = check_loop(st, firstIter, lastIter, method, t, opt, "lb4mpi: DLS_StartLoop: ");
+  Options opt;
+  const std::string error = start_loop_check(st, firstIter, lastIter, method, t, opt);
   Hasher h;
   h.add(firstIter).add(lastIter).add(method).add(opt.mode);
-  agree(st, fn, error, h.value(), [&] {
-    return Fields{{"firstIter", shown(firstIter)},
-                  {"lastIter", shown(lastIter)},
-                  {"method", shown(method)},
-                  {"chunk-calculation mode", std::string(lb4mpi::name(opt.mode))}};
-  });
-
-  const Index first = firstIter;
-  const Index last = static_cast<Index>(lastIter) + 1;  // inclusive bounds, as LB4MPI
-  or_abort(st, [&] {
-    if (st->loop && st->loop_technique == t && st->loop_mode == opt.mode) {
-      st->loop->restart(first, last);  // the next time step: keeps what the technique learned
-    } else {
-      st->loop.reset();
-      st->loop = std::make_unique<lb4mpi::Loop>(st->user, first, last, opt);
-      st->loop_technique = t;
-      st->loop_mode = opt.mode;
-    }
-    if (st->commit != nullptr) {
-      st->loop->on_commit([st](Chunk piece, const std::byte* data, std::size_t bytes) {
-        st->commit(to_int(st, piece.begin, "the chunk start"), to_int(st, piece.size, "the chunk size"), data,
-                   to_int(st, static_cast<Index>(bytes), "the result size"), st->commit_user);
-      });
-    } else {
-      st->loop->on_commit({});
-    }
-  });
-  st->failed_ranks = 0;
-  st->loop_active = true;
-  st->current.reset();
-  st->terminated = false;
-  st->last = last;
-  st->last_mode = c_mode_of(opt.mode);
+  agree(st, "DLS_StartLoop", error, h.value(), [&] { return start_loop_fields(firstIter, lastIter, method, opt.mode); });
+  start_loop_run(st, firstIter, lastIter, t, opt);
 }
 
 int DLS_Terminated(infoDLS* info) {
   CState* st = state_of(info, "DLS_Terminated");
-  if (!st->loop_active)
-    abort_job(st->user, "lb4mpi: DLS_Terminated called outside DLS_StartLoop ... DLS_EndLoop");
-  if (!st->current && !st->terminated) {
-    or_abort(st, [&] {
-      st->current = st->loop->next();
-      st->terminated = !st->current.has_value();
-    });
-  }
-  return st->terminated ? 1 : 0;
+  return st->group ? group_terminated(st) : terminated_of(st);
 }
 
 void DLS_StartChunk(infoDLS* info, int* chunkStart, int* chunkSize) {
   CState* st = state_of(info, "DLS_StartChunk");
-  if (chunkStart == nullptr || chunkSize == nullptr) {
-    abort_job(st->user, "lb4mpi: DLS_StartChunk: chunkStart and chunkSize must not be NULL");
-  }
-  if (st->set_active) {
-    std::optional<Chunk> c;
-    or_abort(st, [&] { c = st->set->next(st->target); });
-    *chunkStart = c ? to_int(st, c->begin, "the chunk start") : 0;
-    *chunkSize = c ? to_int(st, c->size, "the chunk size") : 0;
-    return;
-  }
-  if (!st->loop_active)
-    abort_job(st->user, "lb4mpi: DLS_StartChunk called outside DLS_StartLoop ... DLS_EndLoop");
-  if (!st->current && !st->terminated) {
-    or_abort(st, [&] {
-      st->current = st->loop->next();
-      st->terminated = !st->current.has_value();
-    });
-  }
-  if (st->current) {
-    *chunkStart = to_int(st, st->current->begin, "the chunk start");
-    *chunkSize = to_int(st, st->current->size, "the chunk size");
-  } else {
-    *chunkStart = static_cast<int>(std::min<Index>(st->last, std::numeric_limits<int>::max()));
-    *chunkSize = 0;
-  }
-  st->current.reset();
+  if (st->group) return group_start_chunk(st, chunkStart, chunkSize);
+  start_chunk_of(st, chunkStart, chunkSize);
 }
 
 void DLS_EndChunk(infoDLS* info) {
   CState* st = state_of(info, "DLS_EndChunk");
-  if (st->set_active) {
-    or_abort(st, [&] { st->set->end_chunk(); });
-    return;
-  }
-  if (!st->loop_active)
-    abort_job(st->user, "lb4mpi: DLS_EndChunk called outside DLS_StartLoop ... DLS_EndLoop");
-  or_abort(st, [&] { st->loop->end_chunk(); });
+  if (st->group) return group_end_chunk(st);
+  end_chunk_of(st);
 }
 
 void LB4MPI_EndChunk3(infoDLS* info, int* /*nIter*/, double* /*workTime*/) { DLS_EndChunk(info); }
 
 void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime) {
   CState* st = state_of(info, "DLS_EndLoop");
-  // Without a loop in flight on this rank, the others (in the loop's
-  // protocol) cannot be told: nothing collective is safe.
-  if (!st->loop_active) abort_job(st->user, "lb4mpi: DLS_EndLoop called without DLS_StartLoop");
-  Index dropped = 0;
-  lb4mpi::Report r;
-  or_abort(st, [&] {
-    // A rank that ends early still takes part in the protocol, so that no
-    // other rank hangs; what it had not run is reported below on every rank.
-    if (st->current) dropped += st->current->size;
-    st->current.reset();
-    if (!st->terminated) {
-      while (const std::optional<Chunk> c = st->loop->next()) dropped += c->size;
-      st->terminated = true;
-    }
-    r = finish_keeping_report(st, [&] { return std::vector<lb4mpi::Report>{st->loop->finish()}; }).front();
-  });
-  st->loop_active = false;
-  st->failed_ranks = static_cast<int>(r.failed_ranks.size());
+  if (st->group) return group_end_loop(st, nIter, workTime);
+  const std::string error = end_loop_run(st, nIter, workTime);
   // With failed ranks (robust mode) nothing collective is possible any more.
-  if (st->failed_ranks == 0) {
-    agree(st, "DLS_EndLoop", dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped), 0);
-  }
-  const lb4mpi::RankReport& mine = r.ranks[static_cast<std::size_t>(st->rank)];
-  if (nIter != nullptr) *nIter = to_int(st, mine.iterations, "the iteration count");
-  if (workTime != nullptr) *workTime = mine.work_time;
+  if (st->failed_ranks == 0) agree(st, "DLS_EndLoop", error, 0);
 }
 
 void DLS_Robust(infoDLS* info, int enable) {
@@ -282,3 +185,135 @@ void DLS_Finalize(infoDLS* info) {
 }
 
 }  // extern "C"
+
+namespace lb4mpi::capi::detail {
+
+Fields start_loop_fields(int firstIter, int lastIter, int method, Mode mode) {
+  return Fields{{"firstIter", shown(firstIter)},
+                {"lastIter", shown(lastIter)},
+                {"method", shown(method)},
+                {"chunk-calculation mode", std::string(lb4mpi::name(mode))}};
+}
+
+std::string start_loop_check(CState* st, int firstIter, int lastIter, int method, Technique& t,
+                             Options& opt) {
+  opt = st->base;
+  opt.mode = effective_mode(st);
+  std::string error = take_pending();
+  if (error.empty() && st->loop_active)
+    error = "lb4mpi: DLS_StartLoop: the previous loop is still in flight (call DLS_EndLoop first)";
+  if (error.empty() && st->set_active)
+    error =
+        "lb4mpi: DLS_StartLoop: loops started by DLS_StartMLoops are still in flight (call "
+        "DLS_EndMLoops first)";
+  if (error.empty())
+    error = check_loop(st, firstIter, lastIter, method, t, opt, "lb4mpi: DLS_StartLoop: ");
+  return error;
+}
+
+void start_loop_run(CState* st, int firstIter, int lastIter, Technique t, const Options& opt) {
+  const Index first = firstIter;
+  const Index last = static_cast<Index>(lastIter) + 1;  // inclusive bounds, as LB4MPI
+  or_abort(st, [&] {
+    if (st->loop && st->loop_technique == t && st->loop_mode == opt.mode) {
+      st->loop->restart(first, last);  // the next time step: keeps what the technique learned
+    } else {
+      st->loop.reset();
+      st->loop = std::make_unique<lb4mpi::Loop>(st->user, first, last, opt);
+      st->loop_technique = t;
+      st->loop_mode = opt.mode;
+    }
+    if (st->commit != nullptr) {
+      st->loop->on_commit([st](Chunk piece, const std::byte* data, std::size_t bytes) {
+        st->commit(to_int(st, piece.begin, "the chunk start"), to_int(st, piece.size, "the chunk size"), data,
+                   to_int(st, static_cast<Index>(bytes), "the result size"), st->commit_user);
+      });
+    } else {
+      st->loop->on_commit({});
+    }
+  });
+  st->failed_ranks = 0;
+  st->loop_active = true;
+  st->current.reset();
+  st->terminated = false;
+  st->last = last;
+  st->last_mode = c_mode_of(opt.mode);
+}
+
+int terminated_of(CState* st) {
+  if (!st->loop_active)
+    abort_job(st->user, "lb4mpi: DLS_Terminated called outside DLS_StartLoop ... DLS_EndLoop");
+  if (!st->current && !st->terminated) {
+    or_abort(st, [&] {
+      st->current = st->loop->next();
+      st->terminated = !st->current.has_value();
+    });
+  }
+  return st->terminated ? 1 : 0;
+}
+
+void start_chunk_of(CState* st, int* chunkStart, int* chunkSize) {
+  if (chunkStart == nullptr || chunkSize == nullptr) {
+    abort_job(st->user, "lb4mpi: DLS_StartChunk: chunkStart and chunkSize must not be NULL");
+  }
+  if (st->set_active) {
+    std::optional<Chunk> c;
+    or_abort(st, [&] { c = st->set->next(st->target); });
+    *chunkStart = c ? to_int(st, c->begin, "the chunk start") : 0;
+    *chunkSize = c ? to_int(st, c->size, "the chunk size") : 0;
+    return;
+  }
+  if (!st->loop_active)
+    abort_job(st->user, "lb4mpi: DLS_StartChunk called outside DLS_StartLoop ... DLS_EndLoop");
+  if (!st->current && !st->terminated) {
+    or_abort(st, [&] {
+      st->current = st->loop->next();
+      st->terminated = !st->current.has_value();
+    });
+  }
+  if (st->current) {
+    *chunkStart = to_int(st, st->current->begin, "the chunk start");
+    *chunkSize = to_int(st, st->current->size, "the chunk size");
+  } else {
+    *chunkStart = static_cast<int>(std::min<Index>(st->last, std::numeric_limits<int>::max()));
+    *chunkSize = 0;
+  }
+  st->current.reset();
+}
+
+void end_chunk_of(CState* st) {
+  if (st->set_active) {
+    or_abort(st, [&] { st->set->end_chunk(); });
+    return;
+  }
+  if (!st->loop_active)
+    abort_job(st->user, "lb4mpi: DLS_EndChunk called outside DLS_StartLoop ... DLS_EndLoop");
+  or_abort(st, [&] { st->loop->end_chunk(); });
+}
+
+std::string end_loop_run(CState* st, int* nIter, double* workTime) {
+  // Without a loop in flight on this rank, the others (in the loop's
+  // protocol) cannot be told: nothing collective is safe.
+  if (!st->loop_active) abort_job(st->user, "lb4mpi: DLS_EndLoop called without DLS_StartLoop");
+  Index dropped = 0;
+  lb4mpi::Report r;
+  or_abort(st, [&] {
+    // A rank that ends early still takes part in the protocol, so that no
+    // other rank hangs; what it had not run is reported on every rank.
+    if (st->current) dropped += st->current->size;
+    st->current.reset();
+    if (!st->terminated) {
+      while (const std::optional<Chunk> c = st->loop->next()) dropped += c->size;
+      st->terminated = true;
+    }
+    r = finish_keeping_report(st, [&] { return std::vector<lb4mpi::Report>{st->loop->finish()}; }).front();
+  });
+  st->loop_active = false;
+  st->failed_ranks = static_cast<int>(r.failed_ranks.size());
+  const lb4mpi::RankReport& mine = r.ranks[static_cast<std::size_t>(st->rank)];
+  if (nIter != nullptr) *nIter = to_int(st, mine.iterations, "the iteration count");
+  if (workTime != nullptr) *workTime = mine.work_time;
+  return dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped);
+}
+
+}  // namespace lb4mpi::capi::detail

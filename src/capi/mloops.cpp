@@ -17,6 +17,8 @@ extern "C" {
 
 void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths) {
   CState* st = state_of(info, "DLS_StartMLoops");
+  if (st->group)  // DLS_GroupSetup's outer handle: one loop at a time
+    abort_job(st->user, "lb4mpi: DLS_StartMLoops: the outer handle of DLS_GroupSetup runs one loop at a time (DLS_StartLoop)");
   const int n = st->num_loops;
   const Mode mode = effective_mode(st);
   std::vector<lb4mpi::LoopSpec> specs(static_cast<std::size_t>(n));

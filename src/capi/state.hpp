@@ -49,6 +49,8 @@ using lb4mpi::capi::technique_of;
 
 constexpr int kNoMode = -1;
 
+struct GroupRole;  // dls4lb.hpp: a handle of DLS_GroupSetup's outer loop
+
 extern int g_mode;          // Configure_Chunk_Calculation_Mode; kNoMode: never called (LB4MPI_MODE /
                             // default decide)
 extern int g_num_loops;     // DLS_NumLoops before DLS_Parameters_Setup
@@ -59,6 +61,8 @@ extern std::string g_pending;  // error of a non-collective call, reported by th
 struct CState {
   MPI_Comm user = MPI_COMM_NULL;  // the application's communicator
   MPI_Comm comm = MPI_COMM_NULL;  // the C API's own duplicate, for its agreements
+  bool owns_user = false;         // `user` was made by DLS_GroupSetup: freed with the handle
+  std::shared_ptr<GroupRole> group;  // DLS_GroupSetup's outer handle (dls4lb.hpp); else null
   int rank = 0;
   int size = 1;
   Options base;  // environment, then the arguments of DLS_Parameters_Setup
@@ -100,7 +104,9 @@ struct CState {
     }
     loop.reset();
     set.reset();
+    group.reset();
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    if (owns_user && user != MPI_COMM_NULL) MPI_Comm_free(&user);
   }
 };
 
@@ -213,6 +219,20 @@ std::vector<lb4mpi::Report> finish_keeping_report(const CState* st, Finish&& fin
     return e.reports();
   }
 }
+
+// The parts of DLS_StartLoop ... DLS_EndLoop (capi.cpp) that DLS_GroupSetup's
+// outer handles (dls4lb.cpp) reuse around their own agreement and relay.
+// start_loop_check: "" or the error of DLS_StartLoop's arguments (also sets t
+// and opt); start_loop_run: after the agreement, creates or restarts the loop.
+std::string start_loop_check(CState* st, int firstIter, int lastIter, int method, Technique& t,
+                             Options& opt);
+Fields start_loop_fields(int firstIter, int lastIter, int method, Mode mode);
+void start_loop_run(CState* st, int firstIter, int lastIter, Technique t, const Options& opt);
+int terminated_of(CState* st);
+void start_chunk_of(CState* st, int* chunkStart, int* chunkSize);
+void end_chunk_of(CState* st);
+// Finishes the loop; returns the error to agree on ("" or dropped_error).
+std::string end_loop_run(CState* st, int* nIter, double* workTime);
 
 // After DLS_EndLoop / DLS_EndMLoops: this rank's chunks it did not run.
 std::string dropped_error(const char* fn, const char* terminated_fn, int rank, Index dropped);
