@@ -225,7 +225,7 @@ if(LB4MPI_HAS_FORTRAN)
   install(EXPORT lb4mpiFortranTargets NAMESPACE lb4mpi:: FILE lb4mpiFortranTargets.cmake
           DESTINATION ${LB4MPI_INSTALL_CMAKEDIR} COMPONENT Development)
   set(LB4MPI_PC_CFLAGS_EXTRA " -I${LB4MPI_PC_FORTRAN_MODDIR}")
-  lb4mpi_pkgconfig(lb4mpi-fortran "-L\${libdir} -llb4mpi_fortran ${_lb4mpi_pc_l}" "${_lb4mpi_pc_cxx_runtime}"
+  lb4mpi_pkgconfig(lb4mpi-fortran "-L\${libdir}${_lb4mpi_pc_rpath} -llb4mpi_fortran ${_lb4mpi_pc_l}" "${_lb4mpi_pc_cxx_runtime}"
                    "${_lb4mpi_pc_description} (Fortran modules DLS and lb4mpi)"
                    "Fortran: build with the mpifort of the MPI lb4mpi was built with (its .mod files).")
   set(LB4MPI_PC_CFLAGS_EXTRA "")
