@@ -81,7 +81,7 @@ MUTANTS = [
            "  Index next(const StepContext& /*ctx*/) override { return 2; }",
            ["replay_chunks"], [ctest(r"^fuzz_chunks_replay$")]),
     mutant("awf-weights-not-updated", "src/techniques/perf_stats.cpp", "  update_weighted(t.rank);",
-           "  (void)t.rank;", ["test_techniques"], [ctest(r"^Adaptive\.")]),
+           "  (void)t.rank;", ["test_techniques"], [ctest(r"^PerfStats\.|^Adaptive\.")]),
     mutant("centralized-lost-iteration", "src/runtime/assign.cpp", "    reply.size = c.size;",
            "    reply.size = c.size > 1 ? c.size - 1 : c.size;", ["test_runtime"], [runtime(2, EXACTLY_ONCE)]),
     mutant("distributed-step-skipped", "src/runtime/assign.cpp", "    own.id = next_step_++;",
