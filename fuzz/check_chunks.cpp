@@ -530,6 +530,35 @@ void check_model(const Loop& l, Index remaining, const Chunk& c, Index step, con
   });
 }
 
+// AWF-B..E's weights (`003` Appendix B), written again here: a rank's
+// weighted performance is pi_r = sum_k k t_k / sum_k k n_k over its chunks
+// (k their ordinal; t the work time for B and C, the elapsed time for D and
+// E) and its weight w_r = P (1 / pi_r) / sum_j (1 / pi_j). Under uniform
+// feedback every chunk of rank r took size x s_r (elapsed 1.25 x that), so
+// pi_r is s_r (1.25 s_r) whatever the chunks, and w_r = P (1/s_r) / sum_j
+// (1/s_j). Checked once every rank has measured a chunk.
+void check_awf_weights(const Context& ctx, const ChunkCalculator& calc) {
+  const Technique t = ctx.loop.technique;
+  if (t != Technique::AWF_B && t != Technique::AWF_C && t != Technique::AWF_D && t != Technique::AWF_E) return;
+  if (ctx.plan.feedback != Feedback::Uniform || !uniform_learnable(ctx, 1e-6)) return;
+  const int p = ctx.loop.shape.p;
+  if (p > (1 << 16)) return;
+  const PerfTable& perf = calc.perf();
+  double sum_inverse = 0.0;
+  for (int r = 0; r < p; ++r) {
+    if (!perf.has_weighted_performance(r)) return;
+    sum_inverse += 1.0 / iteration_time(ctx, r, 1e-6);
+  }
+  for (int r = 0; r < p; ++r) {
+    const double want = static_cast<double>(p) * (1.0 / iteration_time(ctx, r, 1e-6)) / sum_inverse;
+    const double got = perf.weight(r);
+    expect(std::fabs(got - want) <= 1e-6 * want, [&] {
+      return "rank " + std::to_string(r) + "'s weight " + std::to_string(got) + ", `003` Appendix B gives " +
+             std::to_string(want) + "; " + describe(ctx.loop);
+    });
+  }
+}
+
 bool run_recursive(Context& ctx, ChunkCalculator& calc, ChunkCalculator* split) {
   const Index n = calc.shape().n;
   Tracker t(ctx.loop, n);
@@ -578,6 +607,7 @@ bool run_recursive(Context& ctx, ChunkCalculator& calc, ChunkCalculator* split) 
     if (!c) {
       expect(!calc.next(0), [&] { return "next() gave a chunk after the end; " + describe(ctx.loop); });
       check_end(ctx, t, true, b, where);
+      check_awf_weights(ctx, calc);
       if (!clone) return true;
       if (!cc) {
         check_end(ctx, *clone_t, true, b, kClone);

@@ -54,7 +54,7 @@ ROBUST = "Robust.EveryTechniqueAndModeCommitsEachIterationOnce:Robust.ResultsAre
 # Each mutant: a unique line of a file (exactly as it is, once in the file),
 # what it becomes, the targets to rebuild and the test commands that must
 # fail (any one failing kills the mutant).
-# Three mutations are applied twice, each time against other tests: the
+# Four mutations are applied twice, each time against other tests: the
 # suite's own test and the fuzz oracle (or robust_runs.py) must each catch it.
 FSC_PLUS_ONE = dict(file="src/techniques/fsc.cpp",
                     line="  return std::clamp<Index>(ceil_to_index(std::pow(base, 2.0 / 3.0)), 1,",
@@ -62,6 +62,7 @@ FSC_PLUS_ONE = dict(file="src/techniques/fsc.cpp",
 CAPI_NO_RMA = dict(file="src/capi/capi.cpp",
                    line="  if (mode != CENTRALIZED && mode != DECENTRALIZED && mode != DECENTRALIZED_RMA) {",
                    to="  if (mode != CENTRALIZED && mode != DECENTRALIZED) {")
+AWF_STALE = dict(file="src/techniques/perf_stats.cpp", line="  update_weighted(t.rank);", to="  (void)t.rank;")
 DEAD_UNREPORTED = dict(file="src/runtime/survivors.cpp", line="      all[i].failed = 1;", to="      all[i].failed = 0;")
 
 
@@ -80,8 +81,10 @@ MUTANTS = [
            "  Index next(const StepContext& /*ctx*/) override { return 1; }",
            "  Index next(const StepContext& /*ctx*/) override { return 2; }",
            ["replay_chunks"], [ctest(r"^fuzz_chunks_replay$")]),
-    mutant("awf-weights-not-updated", "src/techniques/perf_stats.cpp", "  update_weighted(t.rank);",
-           "  (void)t.rank;", ["test_techniques"], [ctest(r"^PerfStats\.|^Adaptive\.")]),
+    mutant("awf-weights-not-updated", **AWF_STALE, targets=["test_techniques"],
+           tests=[ctest(r"^PerfStats\.|^Adaptive\.")]),
+    mutant("fuzz-oracle-awf-weights-not-updated", **AWF_STALE, targets=["replay_chunks"],
+           tests=[ctest(r"^fuzz_chunks_replay$")]),
     mutant("centralized-lost-iteration", "src/runtime/assign.cpp", "    reply.size = c.size;",
            "    reply.size = c.size > 1 ? c.size - 1 : c.size;", ["test_runtime"], [runtime(2, EXACTLY_ONCE)]),
     mutant("distributed-step-skipped", "src/runtime/assign.cpp", "    own.id = next_step_++;",
