@@ -9,7 +9,7 @@
 # names the mutant to update here).
 #
 #   bash scripts/mutants.sh                 # all mutants
-#   bash scripts/mutants.sh --only rma      # those whose name contains "rma"
+#   bash scripts/mutants.sh --only rma,capi # those whose name contains "rma" or "capi"
 #   bash scripts/mutants.sh --list          # the list, nothing run
 #
 # Not part of the test suite: it takes minutes (docs/RELIABILITY.md gives
@@ -26,7 +26,9 @@ export CCACHE_DIR=${CCACHE_DIR:-/work/.ccache} CCACHE_BASEDIR=$SCRATCH CCACHE_NO
 exec python3 - "$@" <<'PY'
 import json
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -35,7 +37,7 @@ ROOT = os.environ["ROOT"]
 SCRATCH = os.environ["SCRATCH"]
 SRC = os.path.join(SCRATCH, "src")
 BUILD = os.path.join(SCRATCH, "build")
-TEST_TIMEOUT = 300  # seconds per test command (a hang counts as caught)
+TEST_TIMEOUT = 120  # seconds per test command (a hang counts as caught: a lost iteration hangs the loop)
 
 
 def ctest(regex):
@@ -117,14 +119,22 @@ def log(msg):
 
 
 def run(cmd, timeout=None, quiet=True):
+    """Runs `cmd` in BUILD; with `timeout`, under `timeout -s KILL` (mpiexec killed, its ranks
+    end with it) and a process-group kill as a backstop. Returns (exit code or None, output)."""
     env = dict(os.environ, MPIEXEC=MPIEXEC)
+    if timeout:
+        cmd = f"timeout -s KILL {timeout} sh -c {shlex.quote(cmd)}"
+    p = subprocess.Popen(cmd, shell=True, cwd=BUILD, env=env, text=True, start_new_session=True,
+                         stdout=subprocess.PIPE if quiet else None, stderr=subprocess.STDOUT if quiet else None)
     try:
-        p = subprocess.run(cmd, shell=True, cwd=BUILD, env=env, timeout=timeout,
-                           stdout=subprocess.PIPE if quiet else None, stderr=subprocess.STDOUT if quiet else None,
-                           text=True, start_new_session=True)
-        return p.returncode, (p.stdout or "")
-    except subprocess.TimeoutExpired as e:
-        return None, (e.stdout or "") if isinstance(e.stdout, str) else ""
+        out, _ = p.communicate(timeout=timeout + 30 if timeout else None)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return None, out or ""
+    if timeout and p.returncode == 137:
+        return None, out or ""
+    return p.returncode, out or ""
 
 
 def copy_tree():
@@ -185,7 +195,7 @@ def main():
         return 0
     if "--only" in args:
         only = args[args.index("--only") + 1]
-    chosen = [m for m in MUTANTS if only is None or only in m["name"]]
+    chosen = [m for m in MUTANTS if only is None or any(o in m["name"] for o in only.split(","))]
     t0 = time.time()
     os.makedirs(SRC, exist_ok=True)
     copy_tree()
