@@ -40,7 +40,7 @@ void Coordinator::start(Index n) {
   inbox_.listen();
   // Initial work for every worker, in rank order, so that nobody starts with a request.
   for (int w = 0; w < ctx_.size; ++w) {
-    if (w != ctx_.rank) recovery_->answer(w);
+    if (w != ctx_.rank && (skip_.empty() || skip_[static_cast<std::size_t>(w)] == 0)) recovery_->answer(w);
   }
 }
 

@@ -29,6 +29,8 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler, 
   [[nodiscard]] bool ships_results() const override { return true; }
   void end(const std::vector<RankFigures>& all) override;
   [[nodiscard]] Index reissued() const override { return recovery_->reissued(); }
+  /// Ranks that get no first work at start() (known to have failed).
+  void skip(std::vector<char> ranks) { skip_ = std::move(ranks); }
 
  private:
   void on_complete(int slot, const MPI_Status& status) override;
@@ -57,6 +59,7 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler, 
   bool own_over_ = false;  // no chunk of its own will come any more
   std::vector<std::pair<int, Reply>> released_;  // scratch: deferred answers a commit released
   Chunk own_chunk_;                               // its own chunk being executed (cut_)
+  std::vector<char> skip_;                        // per rank: no first work (skip())
 };
 
 }  // namespace lb4mpi::rt

@@ -36,7 +36,7 @@ Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const E
   fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
   fault_ = make_fault_injector(ctx_->config, ctx_->rank);
   if (config.robust) {
-    exchange_ = std::make_unique<SurvivorsExchange>(config.coordinator, &ctx_->epoch, 0.1 * config.robust_timeout,
+    exchange_ = std::make_unique<SurvivorsExchange>(&ctx_->config.coordinator, &ctx_->epoch, 0.1 * config.robust_timeout,
                                                     config.robust_timeout);
   } else {
     exchange_ = std::make_unique<AllRanksExchange>();

@@ -11,9 +11,9 @@
 
 namespace lb4mpi::rt {
 
-std::unique_ptr<Scheduler> make_scheduler(Context& ctx, AdaptiveFeedback& feedback) {
-  // The technique is asked whether its chunks need assigning at all.
-  if (!feedback.calc().needs_assignment()) return std::make_unique<LocalScheduler>(ctx, feedback);
+namespace {
+
+std::unique_ptr<Scheduler> make_role(Context& ctx, AdaptiveFeedback& feedback) {
   switch (ctx.config.model) {
     case Model::DistributedRMA:
       if (!ctx.bounded()) return std::make_unique<RmaScheduler>(ctx, feedback);
@@ -28,6 +28,17 @@ std::unique_ptr<Scheduler> make_scheduler(Context& ctx, AdaptiveFeedback& feedba
   std::unique_ptr<Assignment> a = make_assignment(ctx.config.model, ctx, feedback);
   if (ctx.is_coordinator()) return std::make_unique<Coordinator>(ctx, feedback, std::move(a));
   return std::make_unique<Worker>(ctx, feedback, std::move(a));
+}
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_scheduler(Context& ctx, AdaptiveFeedback& feedback) {
+  // The technique is asked whether its chunks need assigning at all.
+  if (!feedback.calc().needs_assignment()) return std::make_unique<LocalScheduler>(ctx, feedback);
+  std::unique_ptr<Scheduler> role = make_role(ctx, feedback);
+  // Under recovery a failed coordinator is replaced (recovery/failover.cpp).
+  if (ctx.bounded()) return make_failover(ctx, feedback, std::move(role));
+  return role;
 }
 
 }  // namespace lb4mpi::rt

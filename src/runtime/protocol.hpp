@@ -17,6 +17,8 @@ enum Tag : int {
   kTagReply = 4102,    ///< coordinator -> worker
   kTagFigures = 4104,  ///< recovery: worker -> coordinator, its figures at the end of an execution
   kTagReport = 4105,   ///< recovery: coordinator -> worker, every finishing rank's figures
+  kTagFailover = 4106,  ///< recovery: a FailoverMessage (survivor <-> successor)
+  kTagKept = 4107,      ///< recovery: survivor -> successor, the chunks it reported (serialized KeptChunks)
 };
 
 /// The tag of the results message that follows a report of execution
@@ -63,6 +65,16 @@ enum ReplyKind : std::int32_t {
   kStep = 2,   ///< DCA closed form: step `id`, the rank computes its chunk
   kGrant = 3,  ///< DCA grant: step `id` with the inputs `grant`
   kWait = 4,   ///< recovery: nothing for you yet, the coordinator is alive (the worker waits on)
+};
+
+/// Recovery, when a coordinator is given up (recovery/failover.cpp).
+struct FailoverMessage {
+  enum Kind : std::int32_t {
+    kJoin = 1,      ///< survivor -> its successor candidate: "I gave coordinator generation `generation - 1` up"
+    kTakeover = 2,  ///< successor -> every survivor: "I coordinate generation `generation`: send me what you kept"
+  };
+  std::int32_t kind = kJoin;
+  std::int32_t generation = 0;
 };
 
 /// A grant's content (DCA without a closed form, `001` §4): where the step

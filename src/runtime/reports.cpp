@@ -26,6 +26,7 @@ void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
   into.begin = chunk.begin;
   into.size = chunk.size;
   into.result_bytes = ctx_.results->take(id, buf_) ? static_cast<std::int64_t>(buf_.size()) : -1;
+  if (ctx_.kept != nullptr) ctx_.kept->push_back(KeptChunk{chunk, into.result_bytes >= 0, buf_});
   if (into.result_bytes >= 0 && buf_.size() <= Request::kInlineResults) {
     std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
   }

@@ -150,6 +150,7 @@ void Worker::report_finished() {
 
 void Worker::await_reply() {
   // Serves and receives for every loop of the engine meanwhile.
+  recovery_->waiting();
   while (!has_ready()) recovery_->await();
 }
 

@@ -78,6 +78,8 @@ class WorkerRecovery {
   virtual void start() {}
   /// The coordinator was heard of (a reply of this execution arrived).
   virtual void heard() {}
+  /// A wait for a reply begins (before the first await()).
+  virtual void waiting() {}
   /// A wait for a reply about to block: waits for one message (serving
   /// every loop of the engine meanwhile); recovery bounds it.
   virtual void await() = 0;
@@ -99,9 +101,24 @@ std::unique_ptr<CoordinatorRecovery> make_coordinator_recovery(Context& ctx, Led
                                                                CoordinatorPort& port);
 std::unique_ptr<WorkerRecovery> make_worker_recovery(Context& ctx);
 
-/// The error of a rank whose coordinator was silent for the patience
-/// (recovery: LB4MPI_ROBUST_TIMEOUT) `while_doing` something.
+/// A rank gives its coordinator up: silent for the patience, or a failover
+/// message came. The failover (recovery/failover.cpp) catches it.
+class CoordinatorLost : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Throws CoordinatorLost: the coordinator of `ctx` was silent for the
+/// patience (LB4MPI_ROBUST_TIMEOUT) `while_doing` something.
 [[noreturn]] void coordinator_silent(const Context& ctx, const char* while_doing);
+/// Throws CoordinatorLost when a failover message arrived (Context::takeover).
+inline void check_takeover(const Context& ctx) {
+  if (ctx.takeover) throw CoordinatorLost("lb4mpi: a failover message arrived");
+}
+
+/// Wraps a role of a recovering loop: when the role gives its coordinator
+/// up, the survivors agree on a successor and go on under it.
+std::unique_ptr<Scheduler> make_failover(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Scheduler> role);
 
 /// distributed-rma under recovery: its own roles (one-sided assignment,
 /// reports by message), or nullptr when the technique needs the two-sided

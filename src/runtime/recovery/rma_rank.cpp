@@ -162,6 +162,8 @@ std::vector<RmaRecoveryRank::Listed> RmaRecoveryWorker::read_list() {
 }
 
 bool RmaRecoveryWorker::check_needed() {
+  ctx_.engine->poll();  // a failover message
+  check_takeover(ctx_);
   if (win_.read(kSlotDone) != 0) {
     done_ = true;
     return false;
@@ -175,6 +177,8 @@ bool RmaRecoveryWorker::check_needed() {
 
 void RmaRecoveryWorker::wait_a_little(int polls) {
   backoff(polls);
+  ctx_.engine->poll();  // a failover message
+  check_takeover(ctx_);
   const std::int64_t beat = win_.read(kSlotBeat);
   const double now = clock_now();
   if (beat != beat_seen_) {

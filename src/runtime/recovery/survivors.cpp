@@ -46,6 +46,7 @@ std::vector<RankFigures> SurvivorsExchange::exchange(MPI_Comm comm, const RankFi
     }
   }
   if (size == 1) return {mine};
+  coordinator_ = *current_;
   return rank == coordinator_ ? gather(comm, size, mine) : receive(comm, size, mine);
 }
 

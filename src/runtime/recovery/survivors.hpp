@@ -18,8 +18,9 @@ namespace lb4mpi::rt {
 /// `timeout` seconds. No collective call: a failed rank cannot hold it up.
 class SurvivorsExchange final : public ReportExchange {
  public:
-  SurvivorsExchange(int coordinator, const std::int32_t* epoch, double grace, double timeout)
-      : coordinator_(coordinator), epoch_(epoch), grace_(grace), timeout_(timeout) {}
+  /// `coordinator`, `epoch`: the execution's current ones (a failover changes them).
+  SurvivorsExchange(const int* coordinator, const std::int32_t* epoch, double grace, double timeout)
+      : current_(coordinator), epoch_(epoch), grace_(grace), timeout_(timeout) {}
   ~SurvivorsExchange() override;
   SurvivorsExchange(const SurvivorsExchange&) = delete;
   SurvivorsExchange& operator=(const SurvivorsExchange&) = delete;
@@ -34,7 +35,8 @@ class SurvivorsExchange final : public ReportExchange {
   std::vector<RankFigures> gather(MPI_Comm comm, int size, const RankFigures& mine);
   std::vector<RankFigures> receive(MPI_Comm comm, int size, const RankFigures& mine);
 
-  int coordinator_;
+  const int* current_;
+  int coordinator_ = 0;  // *current_ when the exchange began
   const std::int32_t* epoch_;  // the execution's current epoch
   double grace_;
   double timeout_;

@@ -35,6 +35,10 @@ class RobustWorker final : public WorkerRecovery {
     last_heard_ = ctx_.meter->now();
   }
   void heard() override { last_heard_ = ctx_.meter->now(); }
+  // Silence counts from the later of the last word and the start of this
+  // wait: time this rank spent on other loops of its set is not the
+  // coordinator's silence.
+  void waiting() override { last_heard_ = std::max(last_heard_, ctx_.meter->now()); }
 
   void await() override {
     const double timeout = ctx_.patience();
@@ -43,6 +47,7 @@ class RobustWorker final : public WorkerRecovery {
     if (w == ProgressEngine::Waited::TimedOut && clock_now() > last_heard_ + timeout) {
       coordinator_silent(ctx_, "while waiting for work");
     }
+    check_takeover(ctx_);
   }
 
   void complete(MPI_Request& send) override {
@@ -56,6 +61,7 @@ class RobustWorker final : public WorkerRecovery {
   [[nodiscard]] bool reports_at_once() const override { return true; }
   void chunk_begins() override { cadence_.checked(ctx_.meter->now()); }
   Index piece(Index left) override {
+    check_takeover(ctx_);
     if (cadence_.due()) cadence_.checked(ctx_.meter->now());
     return std::min(left, cadence_.budget());
   }
@@ -75,11 +81,10 @@ std::unique_ptr<WorkerRecovery> make_worker_recovery(Context& ctx) {
 }
 
 void coordinator_silent(const Context& ctx, const char* while_doing) {
-  throw Error("lb4mpi: robust mode: rank " + std::to_string(ctx.rank) + " heard nothing from the coordinator (rank " +
+  throw CoordinatorLost("lb4mpi: robust mode: rank " + std::to_string(ctx.rank) + " heard nothing from the coordinator (rank " +
               std::to_string(ctx.config.coordinator) + ") for " + std::to_string(ctx.patience()) +
               " s (LB4MPI_ROBUST_TIMEOUT) " + while_doing +
-              ": it has probably failed; robust mode survives the failure of any rank but the coordinator "
-              "(docs/ROBUST.md)");
+              ": it has probably failed (docs/ROBUST.md)");
 }
 
 }  // namespace lb4mpi::rt

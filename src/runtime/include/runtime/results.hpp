@@ -42,6 +42,11 @@ class ResultStore {
   /// The serialized results of chunk `id` into `out`, forgotten here; false
   /// (out empty) when nothing was attached to it.
   bool take(std::int64_t id, std::vector<std::byte>& out);
+  /// Forgets every chunk's results not yet taken (their chunks are given up).
+  void forget() {
+    pending_.clear();
+    current_ = -1;
+  }
   /// Forgets what was attached to chunk `id` (a duplicate cut short).
   void drop(std::int64_t id);
   /// The coordinator's own chunk `id` finished first: commit its results.
