@@ -13,6 +13,7 @@
 #include "app.hpp"
 #include "lb4mpi/lb4mpi.hpp"
 #include "timing.hpp"
+#include "verdict.hpp"
 
 namespace lb4mpi::apps {
 
@@ -98,6 +99,7 @@ std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, 
     r.checksum = reduce_checksum(ctx.comm(), local);
     steps.push_back(std::move(r));
   }
+  verdict_note(ctx, steps);
   return steps;
 }
 
