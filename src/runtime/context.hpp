@@ -108,6 +108,9 @@ struct Context {
   /// Recovery: a failover message arrived; the roles give up their
   /// coordinator at their next check (throwing CoordinatorLost).
   bool takeover = false;
+  /// Recovery: extra seconds of patience until the coordinator is first
+  /// heard of (a successor collects the survivors' state first).
+  double grace = 0.0;
 };
 
 }  // namespace lb4mpi::rt

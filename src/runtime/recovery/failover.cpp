@@ -177,7 +177,9 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
         return;
       }
       send(s, FailoverMessage::kJoin, generation_ + 1);
-      const double deadline = clock_now() + ctx_.patience();
+      // The candidate may itself be in a bounded wait on the failed
+      // coordinator (the patience) before it hears of this join.
+      const double deadline = clock_now() + 2 * ctx_.patience();
       while (clock_now() < deadline) {
         (void)ctx_.engine->wait_one_until(deadline);
         if (accept_takeover()) return;
@@ -201,6 +203,7 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
     send_kept(coordinator, serialize_kept());
     kept_.clear();
     role_ = std::make_unique<Worker>(ctx_, fb_, std::make_unique<Remainder>(ctx_.size, std::vector<Chunk>{}));
+    ctx_.grace = 2 * ctx_.patience();  // the successor collects for at most that long first
     role_->start(n_);
     return true;
   }
@@ -250,7 +253,9 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
     std::vector<char> heard(failed_);
     heard[static_cast<std::size_t>(ctx_.rank)] = 1;
     int waiting = static_cast<int>(std::count(heard.begin(), heard.end(), 0));
-    const double deadline = clock_now() + ctx_.patience();
+    // A survivor in a bounded wait on the failed coordinator hears of the
+    // takeover after at most the patience.
+    const double deadline = clock_now() + 2 * ctx_.patience();
     std::vector<std::byte> buf;
     for (int polls = 0; waiting > 0 && clock_now() < deadline; ++polls) {
       int flag = 0;

@@ -34,14 +34,17 @@ class RobustWorker final : public WorkerRecovery {
     cadence_.configure(-1);
     last_heard_ = ctx_.meter->now();
   }
-  void heard() override { last_heard_ = ctx_.meter->now(); }
+  void heard() override {
+    last_heard_ = ctx_.meter->now();
+    ctx_.grace = 0.0;
+  }
   // Silence counts from the later of the last word and the start of this
   // wait: time this rank spent on other loops of its set is not the
   // coordinator's silence.
   void waiting() override { last_heard_ = std::max(last_heard_, ctx_.meter->now()); }
 
   void await() override {
-    const double timeout = ctx_.patience();
+    const double timeout = ctx_.patience() + ctx_.grace;
     const auto w = ctx_.engine->wait_one_until(last_heard_ + timeout);
     if (w == ProgressEngine::Waited::Idle) throw Error("lb4mpi: internal error: a worker waits for no reply");
     if (w == ProgressEngine::Waited::TimedOut && clock_now() > last_heard_ + timeout) {
@@ -51,9 +54,18 @@ class RobustWorker final : public WorkerRecovery {
   }
 
   void complete(MPI_Request& send) override {
-    if (!wait_until(send, MPI_STATUS_IGNORE, clock_now() + ctx_.patience())) {
-      MPI_Request_free(&send);
-      coordinator_silent(ctx_, "while sending to it");
+    // Polls the engine meanwhile: a failover message ends the wait at once.
+    const double deadline = clock_now() + ctx_.patience();
+    for (int polls = 0;; ++polls) {
+      int done = 0;
+      check_mpi(MPI_Test(&send, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done != 0) return;
+      ctx_.engine->poll();
+      if (ctx_.takeover || (polls >= kSpinPolls && clock_now() > deadline)) {
+        MPI_Request_free(&send);
+        coordinator_silent(ctx_, "while sending to it");
+      }
+      backoff(polls);
     }
   }
 
