@@ -83,7 +83,8 @@ std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, 
       StepResult r;
       r.report = finish_keeping_reports(ctx, [&loop] { return loop.finish(); });
       r.wall_s = seconds_since(start);
-      r.checksum = ctx.rank() == 0 ? committed : 0;
+      r.checksum = ctx.rank() == r.report.coordinator ? committed : 0;  // the final coordinator's
+      ctx.set_reporter(r.report.coordinator);
       steps.push_back(std::move(r));
       if (!steps.back().report.failed_ranks.empty()) {  // no further step with failed ranks
         ctx.set_lost_ranks();
