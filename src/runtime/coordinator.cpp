@@ -209,24 +209,30 @@ int Coordinator::serve_ready() {
 }
 
 template <class Done>
-void Coordinator::serve_until(Done done) {
-  const double t0 = ctx_.meter->now();
-  bool any = false;
+void Coordinator::serve_until(Done done, bool loop_end) {
   while (!done()) {
+    const double t0 = ctx_.meter->now();
+    double found = -1.0;  // when a message was found, before it was handled
     if (robust_) {
       heartbeat();
       // Wakes up for the heartbeat of deferred workers.
       const double beat = last_beat_ + 0.25 * ctx_.config.robust_timeout;
-      const auto w = ctx_.engine->wait_one_until(beat);
+      const auto w = ctx_.engine->wait_one_until(beat, &found);
       if (w == ProgressEngine::Waited::Idle) {
         throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
       }
-    } else if (!ctx_.engine->wait_one()) {
+    } else if (!ctx_.engine->wait_one(&found)) {
       throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
     }
-    any = true;
+    const double t1 = ctx_.meter->now();
+    const double waited_until = found >= 0.0 ? found : t1;
+    if (loop_end) {
+      ctx_.meter->idle(t0, waited_until);
+    } else {
+      ctx_.meter->spent(t0, waited_until);
+    }
+    if (found >= 0.0) ctx_.meter->served(found, t1);
   }
-  if (any) ctx_.meter->served(t0, ctx_.meter->now());
 }
 
 bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
@@ -262,7 +268,7 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
       own = assign_->own_next();
       blocked = own.kind == Assignment::Own::Kind::Blocked;
       return !blocked;
-    });
+    }, false);
   }
   if (own.kind == Assignment::Own::Kind::None && robust_) {
     exhausted_ = true;
@@ -318,7 +324,7 @@ Grab Coordinator::acquire(bool may_wait) {
         serve_ready();
         if (!ledger_.complete()) return Grab::of(Grab::Kind::Serving);
       } else {
-        serve_until([&] { return ledger_.complete(); });
+        serve_until([&] { return ledger_.complete(); }, true);
       }
     }
     if (robust_) close();

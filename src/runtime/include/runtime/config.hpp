@@ -7,6 +7,7 @@
 #include "lb4mpi/techniques/params.hpp"
 #include "lb4mpi/techniques/technique.hpp"
 #include "lb4mpi/types.hpp"
+#include "runtime/waiting.hpp"
 
 namespace lb4mpi::rt {
 
@@ -51,6 +52,9 @@ struct ExecConfig {
   double slow_factor = 1.0;
   /// The perturbation starts with this execution of the loop (0: the first).
   int slow_from = 0;
+  /// How this rank waits for others (runtime/waiting.hpp); set for the
+  /// process when the execution is created.
+  WaitPolicy wait = WaitPolicy::Auto;
 };
 
 /// Automatic break_after: a coordinator checks for requests about this often
