@@ -202,6 +202,7 @@ int Coordinator::serve_ready() {
   // Every request that has arrived, not one per check: with hundreds of
   // workers one answer per piece of the coordinator's own starved them
   // (found in simulation at 256 ranks, docs/EXPERIMENTS.md).
+  cadence_.answered();
   const int served = ctx_.engine->drain(&t0);
   if (served > 0) ctx_.meter->served(t0, ctx_.meter->now());
   if (robust_) heartbeat();
@@ -247,7 +248,7 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
   // Between two of its own chunks the coordinator answers what has
   // arrived: a waiting worker then waits about one round trip, not for a
   // whole cadence (one MPI_Test when nothing is there).
-  if (ctx_.size > 1) serve_ready();
+  if (ctx_.size > 1 && cadence_.answer_due()) serve_ready();
   Assignment::Own own;
   if (!exhausted_) own = assign_->own_next();
   while (own.kind == Assignment::Own::Kind::Blocked) {

@@ -60,5 +60,9 @@ struct ExecConfig {
 /// Automatic break_after: a coordinator checks for requests about this often
 /// while it executes its own chunks [seconds].
 inline constexpr double kServeLatency = 20e-6;
+/// Between two of its own chunks a coordinator looks for requests once it
+/// executed about this much work since it last looked [seconds]: about a
+/// round trip (ServeCadence::answer_due).
+inline constexpr double kAnswerLatency = 1e-6;
 
 }  // namespace lb4mpi::rt
