@@ -94,6 +94,11 @@ struct Context {
   ResultStore* results = nullptr;  ///< what the rank attached to its chunks (sent, committed)
 
   [[nodiscard]] bool is_coordinator() const { return rank == config.coordinator; }
+  /// Robust mode (the recovery unit, runtime/recovery/): every wait on
+  /// another rank is bounded by `patience()` seconds, and a send to a rank
+  /// that may have failed is never waited for without a deadline.
+  [[nodiscard]] bool bounded() const { return config.robust; }
+  [[nodiscard]] double patience() const { return config.robust_timeout; }
 };
 
 }  // namespace lb4mpi::rt

@@ -6,7 +6,7 @@
 #include "coordinator.hpp"
 #include "local.hpp"
 #include "rma.hpp"
-#include "robust_rma.hpp"
+#include "recovery/policy.hpp"
 #include "worker.hpp"
 
 namespace lb4mpi::rt {
@@ -16,13 +16,10 @@ std::unique_ptr<Scheduler> make_scheduler(Context& ctx, AdaptiveFeedback& feedba
   if (!feedback.calc().needs_assignment()) return std::make_unique<LocalScheduler>(ctx, feedback);
   switch (ctx.config.model) {
     case Model::DistributedRMA:
-      if (!ctx.config.robust) return std::make_unique<RmaScheduler>(ctx, feedback);
-      // Robust: closed forms keep the one-sided assignment. A technique
-      // without one would lock the window's state while a rank computes its
-      // chunk, and a rank that failed holding the lock would stop the loop:
-      // its chunks are granted and evaluated as in robust distributed mode
-      // (two-sided, nothing locked).
-      if (info(ctx.config.technique).has_closed_form) return std::make_unique<RobustRmaScheduler>(ctx, feedback);
+      if (!ctx.bounded()) return std::make_unique<RmaScheduler>(ctx, feedback);
+      // Under recovery: the recovery unit's one-sided roles, or (techniques
+      // without a closed form) the two-sided grants below.
+      if (std::unique_ptr<Scheduler> s = make_recovering_rma(ctx, feedback)) return s;
       break;
     case Model::Centralized:
     case Model::Distributed:

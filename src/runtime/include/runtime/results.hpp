@@ -4,7 +4,7 @@
 // coordinator with its report, and the coordinator commits them — hands
 // them to the front end's commit function, piece by piece — for the first
 // completion of the chunk only. So results survive the rank that produced
-// them, and a chunk executed twice (robust mode) is committed once.
+// them, and a chunk executed twice (recovery) is committed once.
 #pragma once
 #include <cstddef>
 #include <cstdint>
