@@ -85,6 +85,7 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
     : base_(base),
       technique_(name(base.technique)),
       mode_(name(base.mode)),
+      wait_(name(base.wait)),
       min_chunk_(base.params.min_chunk),
       max_chunk_(base.params.max_chunk),
       break_after_(base.break_after),
@@ -103,6 +104,7 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       .show_default()
       .group(group);
   cli.option("--mode", mode_, "centralized|distributed|distributed-rma").show_default().group(group);
+  cli.option("--wait", wait_, "how a rank waits for others: auto|spin|yield|block").show_default().group(group);
   min_chunk_flag_ = cli.option("--min-chunk", min_chunk_, "smallest chunk size (but the last)")
                        .show_default()
                        .at_least(1)
@@ -160,6 +162,11 @@ Options CommonCli::options() const {
     o.mode = parse_mode(mode_);
   } catch (const Error& e) {
     throw Error(std::string("--mode: ") + e.what());
+  }
+  try {
+    o.wait = parse_wait(wait_);
+  } catch (const Error& e) {
+    throw Error(std::string("--wait: ") + e.what());
   }
   o.params.min_chunk = min_chunk_;
   o.params.max_chunk = max_chunk_;

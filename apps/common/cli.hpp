@@ -93,6 +93,7 @@ class CommonCli {
   Options base_;
   std::string technique_;
   std::string mode_;
+  std::string wait_;
   Index min_chunk_;
   Index max_chunk_;
   int break_after_;

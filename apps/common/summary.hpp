@@ -48,11 +48,11 @@ std::string hex64(std::uint64_t v);
 /// work was spread (docs/METRICS.md). Per rank, T_par splits into
 ///   busy     work_time: executing iterations
 ///   waiting  overhead - serve_time: inside lb4mpi obtaining chunks (requests,
-///            calculations, the last request that learns the loop is over,
-///            the coordinator's wait for the end of the loop)
-///   serving  serve_time: the coordinator answering other ranks' requests
+///            calculations, the last request that learns the loop is over)
+///   serving  serve_time: the coordinator handling other ranks' messages
 ///   idle     T_par - busy - waiting - serving: outside the body and lb4mpi,
-///            mostly after this rank left the loop, until the last one did
+///            mostly after this rank left the loop, until the last one did,
+///            and the coordinator's wait for the end of the loop
 struct Balance {
   double busy_imbalance_pct = 0.0;    ///< (max/mean - 1) * 100 of the busy times
   double busy_cov = 0.0;              ///< population std. deviation / mean of the busy times

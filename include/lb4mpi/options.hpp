@@ -23,6 +23,16 @@ LB4MPI_API std::string_view name(Mode m);
 /// "centralized"|"cca", "distributed"|"dca", "distributed-rma"|"dca-rma" (case-insensitive).
 LB4MPI_API Mode parse_mode(std::string_view text);
 
+/// How a rank waits for another (a reply, the end of a loop, a collective):
+/// "spin" (poll without pause), "yield" (poll, yielding the core between
+/// polls after a short spin), "block" (poll, sleeping between polls after a
+/// short spin: the cores go to the ranks that work), "auto" (block when the
+/// ranks on the node outnumber its cores, else yield). docs/OPTIONS.md.
+enum class Wait : std::uint8_t { Auto, Spin, Yield, Block };
+LB4MPI_API std::string_view name(Wait w);
+/// "auto", "spin", "yield", "block" (case-insensitive).
+LB4MPI_API Wait parse_wait(std::string_view text);
+
 struct LB4MPI_API Options {
   /// A technique, or Technique::Auto: each execution of the loop (time
   /// step) runs a technique that auto_policy picks from what the earlier
@@ -106,6 +116,9 @@ struct LB4MPI_API Options {
   /// The slowing starts with this execution (time step) of a loop, counted
   /// from 0: a rank slowed from mid-run. 0 = from the start.
   int slow_from = 0;
+  /// How this rank waits for others (LB4MPI_WAIT); per rank, the process's
+  /// last loop created sets it.
+  Wait wait = Wait::Auto;
 
   /// Where a field's value came from, by the member's name: "min_chunk" ->
   /// "LB4MPI_MIN_CHUNK=-5" (from_env), "--min-chunk 5" (the apps' flags),
@@ -125,7 +138,8 @@ struct LB4MPI_API Options {
   ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name), LB4MPI_IDLE_PROBING (0|1),
   ///   LB4MPI_ROBUST (0|1), LB4MPI_ROBUST_TIMEOUT (seconds), LB4MPI_FAIL_RANKS (comma-separated),
   ///   LB4MPI_FAIL_AFTER (k chunks, or "<t>s" seconds), LB4MPI_FAIL_HOW (kill|exit),
-  ///   LB4MPI_SLOW_RANKS (comma-separated), LB4MPI_SLOW_FACTOR, LB4MPI_SLOW_FROM (time step).
+  ///   LB4MPI_SLOW_RANKS (comma-separated), LB4MPI_SLOW_FACTOR, LB4MPI_SLOW_FROM (time step),
+  ///   LB4MPI_WAIT (auto|spin|yield|block).
   /// Throws lb4mpi::Error naming the variable and the valid choices.
   static Options from_env();
   /// Same, applied on top of `base`.

@@ -21,10 +21,11 @@ struct LB4MPI_API RankReport {
   double work_time = 0.0;    ///< seconds inside the loop body
   /// Seconds obtaining chunks: inside next() (or LoopSet::next()), waiting
   /// for and computing assignments; on the coordinator this includes
-  /// serve_time, and its final wait for the end of the loop.
+  /// serve_time, but not its wait for the end of the loop once its own work
+  /// is over (idle: see idle_time, docs/METRICS.md).
   double overhead = 0.0;
-  /// Coordinator: seconds spent serving other ranks' requests while it
-  /// obtained its own chunks (part of overhead).
+  /// Coordinator: seconds spent handling other ranks' messages (from the
+  /// moment one is found until it is answered; part of overhead).
   double serve_time = 0.0;
   /// Seconds from its loop start to the end of its last piece of work (a
   /// rank that executed nothing: to its exit, see Report::t_par).
@@ -34,8 +35,9 @@ struct LB4MPI_API RankReport {
   /// its figures are unknown (zero) and left out of the statistics.
   bool failed = false;
   /// max(0, t_par - work_time - overhead): the time of the execution this
-  /// rank spent neither in the loop body nor in lb4mpi (e.g. the user's code
-  /// between chunks, other loops in flight together, and waiting for the
+  /// rank spent neither in the loop body nor obtaining chunks (e.g. the
+  /// user's code between chunks, other loops in flight together, the
+  /// coordinator's wait for the end of the loop, and waiting for the
   /// slowest rank to exit).
   [[nodiscard]] double idle_time(double t_par) const;
 };

@@ -12,6 +12,7 @@ namespace lb4mpi::detail {
 
 inline std::string text(Technique t) { return std::string(name(t)); }
 inline std::string text(Mode m) { return std::string(name(m)); }
+inline std::string text(Wait w) { return std::string(name(w)); }
 inline std::string text(RndBounds b) { return std::string(name(b)); }
 inline std::string text(bool b) { return b ? "true" : "false"; }
 inline std::string text(const std::string& s) { return "'" + s + "'"; }

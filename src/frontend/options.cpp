@@ -77,6 +77,7 @@ void each_field(O& o, Visit&& v) {
   v("LB4MPI_SLOW_RANKS", "slow_ranks", o.slow_ranks, Agree::No);
   v("LB4MPI_SLOW_FACTOR", "slow_factor", o.slow_factor, Agree::No);
   v("LB4MPI_SLOW_FROM", "slow_from", o.slow_from, Agree::No);
+  v("LB4MPI_WAIT", "wait", o.wait, Agree::No);
 }
 
 // ---- parsing one variable, by the type of its field
@@ -131,6 +132,13 @@ void parse(const char* var, const char* v, Technique& out) {
 void parse(const char* var, const char* v, Mode& out) {
   try {
     out = parse_mode(v);
+  } catch (const Error& e) {
+    throw Error(std::string(var) + ": " + e.what());
+  }
+}
+void parse(const char* var, const char* v, Wait& out) {
+  try {
+    out = parse_wait(v);
   } catch (const Error& e) {
     throw Error(std::string(var) + ": " + e.what());
   }
@@ -236,6 +244,25 @@ Mode parse_mode(std::string_view text) {
   if (s == "distributed-rma" || s == "dca-rma") return Mode::DistributedRMA;
   throw Error("unknown execution mode '" + std::string(text) +
               "'; valid modes: centralized (cca), distributed (dca), distributed-rma (dca-rma)");
+}
+
+std::string_view name(Wait w) {
+  switch (w) {
+    case Wait::Auto: return "auto";
+    case Wait::Spin: return "spin";
+    case Wait::Yield: return "yield";
+    case Wait::Block: return "block";
+  }
+  return "?";
+}
+
+Wait parse_wait(std::string_view text) {
+  const std::string s = lower(text);
+  if (s == "auto") return Wait::Auto;
+  if (s == "spin") return Wait::Spin;
+  if (s == "yield") return Wait::Yield;
+  if (s == "block") return Wait::Block;
+  throw Error("unknown wait policy '" + std::string(text) + "'; valid: auto, spin, yield, block");
 }
 
 Options Options::from_env() { return from_env(Options{}); }

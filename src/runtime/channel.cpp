@@ -5,6 +5,7 @@
 
 #include "lb4mpi/types.hpp"
 #include "runtime/mpi.hpp"
+#include "runtime/waiting.hpp"
 
 namespace lb4mpi::rt {
 
@@ -77,6 +78,9 @@ Channel& private_channel(MPI_Comm comm, int channel) {
   // A deque: references to its elements survive appending more channels.
   auto* dups = static_cast<ChannelList*>(value);
   if (found == 0) {
+    // First use of `comm` (collective): how crowded its ranks' node is, for
+    // the automatic wait policy (runtime/waiting.hpp).
+    detect_node_share(comm);
     dups = new ChannelList();
     const int rc = MPI_Comm_set_attr(comm, keyval(), dups);
     if (rc != MPI_SUCCESS) {

@@ -58,7 +58,13 @@ class Meter {
   void spent(double t0, double t1) {
     if (!whole_) overhead += t1 - t0;
   }
-  /// [t0, t1] went to serving other ranks (a coordinator).
+  /// [t0, t1] of an acquire went to neither: the coordinator waited for the
+  /// end of the loop with nothing to handle (idle, docs/METRICS.md). When
+  /// the Execution times the acquire as a whole, it is taken out again.
+  void idle(double t0, double t1) {
+    if (whole_) overhead -= t1 - t0;
+  }
+  /// [t0, t1] went to serving other ranks (a coordinator): handling requests.
   void served(double t0, double t1) {
     if (first_read_ < 0.0 || t0 < first_read_) first_read_ = t0;  // t0 may come from the progress engine
     serve_time += t1 - t0;

@@ -92,6 +92,7 @@ int Coordinator::serve_ready() {
   // Every request that has arrived, not one per check: with hundreds of
   // workers one answer per piece of the coordinator's own starved them
   // (found in simulation at 256 ranks, docs/EXPERIMENTS.md).
+  cadence_.answered();
   const int served = ctx_.engine->drain(&t0);
   if (served > 0) ctx_.meter->served(t0, ctx_.meter->now());
   recovery_->serving();
@@ -99,18 +100,24 @@ int Coordinator::serve_ready() {
 }
 
 template <class Done>
-void Coordinator::serve_until(Done done) {
-  const double t0 = ctx_.meter->now();
-  bool any = false;
+void Coordinator::serve_until(Done done, bool loop_end) {
   while (!done()) {
+    const double t0 = ctx_.meter->now();
+    double found = -1.0;  // when a message was found, before it was handled
     const double until = recovery_->before_block();
     const bool idle = until == CoordinatorRecovery::kForever
-                          ? !ctx_.engine->wait_one()
-                          : ctx_.engine->wait_one_until(until) == ProgressEngine::Waited::Idle;
+                          ? !ctx_.engine->wait_one(&found)
+                          : ctx_.engine->wait_one_until(until, &found) == ProgressEngine::Waited::Idle;
     if (idle) throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
-    any = true;
+    const double t1 = ctx_.meter->now();
+    const double waited_until = found >= 0.0 ? found : t1;
+    if (loop_end) {
+      ctx_.meter->idle(t0, waited_until);
+    } else {
+      ctx_.meter->spent(t0, waited_until);
+    }
+    if (found >= 0.0) ctx_.meter->served(found, t1);
   }
-  if (any) ctx_.meter->served(t0, ctx_.meter->now());
 }
 
 bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
@@ -125,7 +132,7 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
   // Between two of its own chunks the coordinator answers what has
   // arrived: a waiting worker then waits about one round trip, not for a
   // whole cadence (one MPI_Test when nothing is there).
-  if (ctx_.size > 1) serve_ready();
+  if (ctx_.size > 1 && cadence_.answer_due()) serve_ready();
   Assignment::Own own;
   if (recovery_->assignment_open()) own = assign_->own_next();
   while (own.kind == Assignment::Own::Kind::Blocked) {
@@ -146,7 +153,7 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
       own = assign_->own_next();
       blocked = own.kind == Assignment::Own::Kind::Blocked;
       return !blocked;
-    });
+    }, false);
   }
   if (own.kind == Assignment::Own::Kind::None) recovery_->own_exhausted(own);
   if (own.kind == Assignment::Own::Kind::None) {
@@ -190,7 +197,7 @@ Grab Coordinator::acquire(bool may_wait) {
         serve_ready();
         if (!ledger_.complete()) return Grab::of(Grab::Kind::Serving);
       } else {
-        serve_until([&] { return ledger_.complete(); });
+        serve_until([&] { return ledger_.complete(); }, true);
       }
     }
     recovery_->loop_end();

@@ -39,9 +39,12 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler, 
   void send(int worker, Reply reply) override;
   /// Serves what has arrived (every loop of the engine), timed as serving.
   int serve_ready();
-  /// Serves until `done()` holds, waiting politely.
+  /// Serves until `done()` holds, waiting politely. Only the handling of
+  /// each message counts as serving; the waits in between are the
+  /// coordinator's waiting (for a worker's commit), or idle when it waits
+  /// for the end of the loop (`loop_end`).
   template <class Done>
-  void serve_until(Done done);
+  void serve_until(Done done, bool loop_end);
   bool next_own_chunk(bool may_wait, Grab& grab);
   /// The coordinator's own chunk `id` is finished (every piece executed).
   void own_chunk_done(std::int64_t id);

@@ -25,6 +25,7 @@ Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const E
       meter_(std::make_unique<Meter>()),
       observer_(observer) {
   ctx_->channel = &private_channel(comm, channel);
+  set_wait_policy(config.wait);
   ctx_->comm = ctx_->channel->comm;
   check_mpi(MPI_Comm_rank(ctx_->comm, &ctx_->rank), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(ctx_->comm, &ctx_->size), "MPI_Comm_size");

@@ -16,8 +16,6 @@ void check_mpi(int rc, const char* what) {
   throw Error(std::string("lb4mpi: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
-void backoff(int polls) { platform::pause(polls, kSpinPolls); }
-
 void wait(MPI_Request& request, MPI_Status* status, const char* what) {
   if constexpr (platform::kBlockingWaits) {
     check_mpi(MPI_Wait(&request, status), what);

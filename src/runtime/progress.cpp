@@ -108,21 +108,23 @@ int ProgressEngine::drain(double* first, int max_rounds) {
   return total;
 }
 
-bool ProgressEngine::wait_one() {
+bool ProgressEngine::wait_one(double* found) {
   if (!active()) return false;
   MPI_Status st;
   const int slot = wait_any(static_cast<int>(requests_.size()), requests_.data(), &st);
   if (slot == MPI_UNDEFINED) return false;
+  if (found != nullptr) *found = clock_now();
   complete(slot, st);
   return true;
 }
 
-ProgressEngine::Waited ProgressEngine::wait_one_until(double deadline) {
+ProgressEngine::Waited ProgressEngine::wait_one_until(double deadline, double* found) {
   if (!active()) return Waited::Idle;
   MPI_Status st;
   const int slot = wait_any_until(static_cast<int>(requests_.size()), requests_.data(), &st, deadline);
   if (slot == kTimedOut) return Waited::TimedOut;
   if (slot == MPI_UNDEFINED) return Waited::Idle;
+  if (found != nullptr) *found = clock_now();
   complete(slot, st);
   return Waited::Completed;
 }

@@ -1,8 +1,11 @@
 // Every technique, every rank count: each iteration runs exactly once.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <string>
 
 #include "mpi_check.hpp"
+#include "runtime/waiting.hpp"
 
 namespace lb4mpi::test {
 namespace {
@@ -109,6 +112,57 @@ TEST(HugeLoop, MoreThanTwoToThe31Iterations) {
     EXPECT_EQ(expect, n) << name(t);
     EXPECT_EQ(r.iterations(), n) << name(t);
   }
+}
+
+}  // namespace
+}  // namespace lb4mpi::test
+
+namespace lb4mpi::test {
+namespace {
+
+// Issue 32: every wait policy runs each iteration exactly once; `auto`
+// follows what the first use of the communicator found about the node.
+TEST(Waiting, EveryPolicyRunsEachIterationOnce) {
+  for (Wait w : {Wait::Spin, Wait::Yield, Wait::Block, Wait::Auto}) {
+    Options opt;
+    opt.technique = Technique::FAC2;
+    opt.wait = w;
+    expect_exactly_once(run_and_cover(0, 3001, opt), 3001);
+  }
+  const rt::NodeShare share = rt::node_share();
+  EXPECT_GE(share.local_ranks, world_size());  // the tests run on one node
+  EXPECT_GE(share.cores, 1);
+  EXPECT_EQ(rt::wait_policy(), rt::choose_wait(rt::WaitPolicy::Auto, share.local_ranks, share.cores));
+}
+
+// Issue 32: the coordinator's wait for the end of the loop is idle, not
+// serving: every worker sleeps 60 ms in its first chunk while the
+// coordinator, done early, waits for them.
+TEST(Waiting, TheCoordinatorsWaitForTheEndIsIdle) {
+  Options opt;
+  opt.technique = Technique::GSS;
+  const int me = world_rank();
+  bool slept = false;
+  std::vector<std::int32_t> local(64, 0);
+  const Report r = parallel_for(MPI_COMM_WORLD, 0, 64, opt, [&](Chunk c) {
+    if (me != 0 && !slept) {
+      slept = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    }
+    for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
+  });
+  std::vector<std::int32_t> all(64, 0);
+  rt::allreduce(local.data(), all.data(), 64, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  for (std::int32_t k : all) ASSERT_EQ(k, 1);
+  const RankReport& c = r.ranks[0];
+  if (world_size() == 1) {
+    EXPECT_EQ(c.serve_time, 0.0);
+    return;
+  }
+  // Handling a few requests takes microseconds; the wait for the sleeping
+  // workers takes most of 60 ms (allowance for a loaded machine).
+  EXPECT_LT(c.serve_time, 0.02) << "serve " << c.serve_time << " s, overhead " << c.overhead << " s";
+  EXPECT_GT(c.idle_time(r.t_par), 0.03) << "idle " << c.idle_time(r.t_par) << " s of T_par " << r.t_par;
 }
 
 }  // namespace

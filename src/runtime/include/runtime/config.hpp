@@ -7,6 +7,7 @@
 #include "lb4mpi/techniques/params.hpp"
 #include "lb4mpi/techniques/technique.hpp"
 #include "lb4mpi/types.hpp"
+#include "runtime/waiting.hpp"
 
 namespace lb4mpi::rt {
 
@@ -51,10 +52,17 @@ struct ExecConfig {
   double slow_factor = 1.0;
   /// The perturbation starts with this execution of the loop (0: the first).
   int slow_from = 0;
+  /// How this rank waits for others (runtime/waiting.hpp); set for the
+  /// process when the execution is created.
+  WaitPolicy wait = WaitPolicy::Auto;
 };
 
 /// Automatic break_after: a coordinator checks for requests about this often
 /// while it executes its own chunks [seconds].
 inline constexpr double kServeLatency = 20e-6;
+/// Between two of its own chunks a coordinator looks for requests once it
+/// executed about this much work since it last looked [seconds]: about a
+/// round trip (ServeCadence::answer_due).
+inline constexpr double kAnswerLatency = 1e-6;
 
 }  // namespace lb4mpi::rt

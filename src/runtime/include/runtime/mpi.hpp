@@ -3,6 +3,8 @@
 #pragma once
 #include <mpi.h>
 
+#include "runtime/waiting.hpp"  // backoff, kSpinPolls
+
 namespace lb4mpi::rt {
 
 /// Throws lb4mpi::Error("lb4mpi: <what> failed: <MPI error string>") unless
@@ -12,10 +14,11 @@ namespace lb4mpi::rt {
 void check_mpi(int rc, const char* what);
 
 /// Completes `request` like MPI_Wait, but shares the core: it polls with
-/// MPI_Test, busily for the first kSpinPolls polls (a reply that is on its
-/// way arrives within them), then yielding the processor between polls
-/// (sched_yield), so that a rank waiting for a peer that shares its core
-/// (more ranks than cores) does not take the core's time from that peer.
+/// MPI_Test and pauses between polls by the wait policy (runtime/waiting.hpp:
+/// by default busily for the first kSpinPolls polls — a reply that is on its
+/// way arrives within them — then yielding the processor, or sleeping when
+/// the node's ranks outnumber its cores), so that a rank waiting for a peer
+/// that shares its core does not take the core's time from that peer.
 /// MPI implementations busy-wait inside MPI_Wait; MPICH's ch4 device does
 /// not yield (MPIR_CVAR_POLLS_BEFORE_YIELD has no effect there), and with
 /// two ranks per core every round trip then costs a scheduler time slice.
@@ -32,12 +35,6 @@ int wait_any_until(int count, MPI_Request* requests, MPI_Status* status, double 
 /// wait() with a deadline: false (the request still posted) when it passed first.
 bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const char* what = "MPI_Wait");
 inline constexpr int kTimedOut = -2;
-inline constexpr int kSpinPolls = 256;
-/// The pause between two fruitless polls number `polls` and `polls + 1` of
-/// something another rank must do first: platform::pause (natively none
-/// for the first kSpinPolls, then the processor is yielded; in the
-/// simulation build a pause of simulated time).
-void backoff(int polls);
 
 /// MPI_Allreduce, MPI_Allgather and MPI_Barrier as their nonblocking forms
 /// completed by wait(): collectives that share the core while they wait.

@@ -52,11 +52,29 @@ class ServeCadence {
     left_ = every_;
     last_ = -1.0;
     per_iteration_ = 0.0;
+    since_answer_ = 0;
   }
   /// Iterations the coordinator may execute before the next check.
   [[nodiscard]] Index budget() const { return std::max<Index>(1, left_); }
   [[nodiscard]] bool due() const { return left_ <= 0; }
-  void executed(Index iterations) { left_ -= iterations; }
+  void executed(Index iterations) {
+    left_ -= iterations;
+    since_answer_ += iterations;
+  }
+  /// Between two of its own chunks, whether the coordinator looks for
+  /// requests: automatically once it executed about kAnswerLatency of work
+  /// since it last looked (counted in iterations like the checks, no
+  /// clock read): a waiting worker then waits about a round trip more at
+  /// most, while chunks far shorter than a round trip (SS over an empty
+  /// body) no longer pay for a test and an answer each (issue 32). With a
+  /// fixed break_after: always, as LB4MPI.
+  [[nodiscard]] bool answer_due() const {
+    if (fixed_) return true;
+    const double every = static_cast<double>(every_) * (kAnswerLatency / latency_);
+    return static_cast<double>(since_answer_) >= every;
+  }
+  /// The coordinator looked for requests.
+  void answered() { since_answer_ = 0; }
   /// A check happens at `now` (seconds); the next is planned.
   void checked(double now) {
     if (!fixed_ && last_ >= 0.0) {
@@ -91,6 +109,7 @@ class ServeCadence {
   double last_ = -1.0;
   double per_iteration_ = 0.0;  // seconds: the estimate the count comes from
   double latency_ = kServeLatency;
+  Index since_answer_ = 0;      // iterations since the coordinator last looked for requests
 };
 
 /// requestWhen: the iterations of a chunk left when a worker asks for its

@@ -50,12 +50,14 @@ class ProgressEngine {
   /// At most `max_rounds` polls. Returns how many completed.
   int drain(double* first = nullptr, int max_rounds = 4096);
   /// Waits until one posted request completes (politely: see rt::wait) and
-  /// runs its handler; false at once when nothing is posted.
-  bool wait_one();
+  /// runs its handler; false at once when nothing is posted. `found`
+  /// (optional): the clock when the request was found complete, before its
+  /// handler ran (the end of the wait, the start of the handling).
+  bool wait_one(double* found = nullptr);
   /// wait_one() with a deadline on clock_now(): Completed, Idle (nothing
   /// posted) or TimedOut.
   enum class Waited : std::uint8_t { Completed, Idle, TimedOut };
-  Waited wait_one_until(double deadline);
+  Waited wait_one_until(double deadline, double* found = nullptr);
   /// Requests completed so far (and acted on): a change tells a caller that
   /// some loop's state may have moved since it last looked.
   [[nodiscard]] std::uint64_t completions() const { return completions_; }

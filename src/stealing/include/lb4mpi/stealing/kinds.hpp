@@ -49,9 +49,9 @@ LB4MPI_API Victim parse_victim(std::string_view text);
 struct LB4MPI_API StealAmount {
   bool is_ratio = true;
   double ratio = 0.5;                  ///< in (0, 1] when is_ratio
-  Technique technique = Technique::GSS;  ///< a non-adaptive technique when !is_ratio
+  Technique technique = kDefaultStealTechnique;  ///< a non-adaptive technique when !is_ratio
 
-  static StealAmount of_ratio(double r) { return StealAmount{true, r, Technique::GSS}; }
+  static StealAmount of_ratio(double r) { return StealAmount{true, r, kDefaultStealTechnique}; }
   static StealAmount of(Technique t) { return StealAmount{false, 0.5, t}; }
   /// "50%" or the technique's name.
   [[nodiscard]] std::string text() const;

@@ -50,6 +50,11 @@ inline constexpr Technique kDefaultTechnique = Technique::FAC2;
 /// loop without chunking and `000`'s fixed steal ratio are reported as.
 inline constexpr Technique kEvenSplit = Technique::STATIC;
 
+/// The technique whose first chunk a thief takes when an owned loop's steal
+/// amount names none (`000` §4.1.4): GSS, ceil(R/P) of the victim's R
+/// unstarted iterations. Ratios carry it too, unused.
+inline constexpr Technique kDefaultStealTechnique = Technique::GSS;
+
 /// Facts about a technique that the runtime, the explorer and the docs use.
 struct TechniqueInfo {
   Technique technique;
