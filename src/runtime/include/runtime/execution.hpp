@@ -104,6 +104,7 @@ class Execution {
   bool slowed_ = false;  // this execution is perturbed on this rank (ExecConfig::slow_factor)
   std::unique_ptr<ReportExchange> exchange_;
   ChunkObserver* observer_;
+  std::uint64_t observed_mark_ = 0;  // pieces ended on this thread after the observer's last piece or chunk
   void maybe_fail(bool new_chunk);  // failure injection (ExecConfig::fail_here)
 
   ResultStore results_;
