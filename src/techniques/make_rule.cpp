@@ -10,9 +10,4 @@ std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const Techniq
   return rule;
 }
 
-const TechniqueInfo& ChunkRule::facts() const {
-  static const TechniqueInfo kDefaults{};
-  return facts_ != nullptr ? *facts_ : kDefaults;
-}
-
 }  // namespace lb4mpi

@@ -91,8 +91,10 @@ class LB4MPI_API ChunkRule {
 
  private:
   friend std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const TechniqueParams& params);
-  /// The technique's facts (defaults for a rule make_rule did not create).
-  [[nodiscard]] const TechniqueInfo& facts() const;
+  /// The technique's facts (defaults for a rule make_rule did not create);
+  /// inline: ChunkCalculator::record asks per chunk.
+  [[nodiscard]] const TechniqueInfo& facts() const { return facts_ != nullptr ? *facts_ : kNoFacts; }
+  static constexpr TechniqueInfo kNoFacts{};
   const TechniqueInfo* facts_ = nullptr;
 };
 
