@@ -20,6 +20,7 @@ PACKAGES=(
   # the Python package lb4mpi (python/) and its tests and examples
   python3-dev pybind11-dev python3-mpi4py python3-numpy python3-pytest
 
+  doxygen  # the API reference (cmake --build <dir> --target docs) and its test
   libsimgrid-dev  # SimGrid's SMPI: the simulation build (scripts/test.sh --config sim, docs/EXPERIMENTS.md)
 )
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -18,6 +19,16 @@ namespace lb4mpi::apps {
 AppContext::AppContext(std::string name, MPI_Comm comm) : name_(std::move(name)), comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0');
+  int length = 0;
+  MPI_Get_processor_name(mine.data(), &length);
+  std::vector<char> all(mine.size() * static_cast<std::size_t>(size_), '\0');
+  MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                comm_);
+  for (int r = 0; r < size_; ++r) {
+    const char* host = all.data() + static_cast<std::size_t>(r) * mine.size();
+    hosts_.emplace_back(host, strnlen(host, mine.size()));
+  }
 }
 
 void AppContext::parse(Cli& options, int argc, char** argv) {

@@ -19,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lb4mpi::apps {
 
@@ -37,6 +38,10 @@ class AppContext {
   [[nodiscard]] MPI_Comm comm() const { return comm_; }
   [[nodiscard]] int rank() const { return rank_; }
   [[nodiscard]] int size() const { return size_; }
+  /// Each rank's processor name (MPI_Get_processor_name), gathered once when
+  /// the context is made, before any loop runs (a rank that fails later
+  /// cannot hold the gather up).
+  [[nodiscard]] const std::vector<std::string>& hosts() const { return hosts_; }
 
   /// Parses the command line. --help: rank 0 prints the help, AppExit{0}.
   /// A parse error: rank 0 prints it, AppExit{2}.
@@ -77,6 +82,7 @@ class AppContext {
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
+  std::vector<std::string> hosts_;
   bool communicating_ = false;
   std::string deferred_;
   bool robust_ = false;

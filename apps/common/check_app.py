@@ -3,6 +3,7 @@
 
 Every run must exit with the expected code (0 unless --expect-exit), print on
 stdout exactly one JSON object (the summary of apps/common/summary.hpp) with
+every key of the schema apps/README.md documents (read from that page) and
 consistent fields (per-rank lists of P entries, among them idle_time_per_rank
 in [0, t_par_s], in the summary and in every step), and -- the point of it --
 all runs must report the same checksum, whatever the rank count, technique
@@ -37,6 +38,42 @@ REQUIRED = {
 }
 
 
+def schema_keys():
+    """The summary's keys as apps/README.md documents them ("The JSON summary",
+    the schema of every app, one loop or several): (top-level keys, keys of
+    every step). Read from the page, so that the page and the check agree."""
+    import os
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    table = text.split("## The JSON summary", 1)[1].split("**Several loops**", 1)[0]
+    rows = [re.findall(r"`([a-z_]+)`", line.split("|")[1]) for line in table.splitlines()
+            if line.startswith("| `")]
+    top = [k for row in rows for k in row]
+    start = next(i for i, row in enumerate(rows) if "failed_ranks" in row)
+    end = next(i for i, row in enumerate(rows) if "steps" in row)
+    step = [k for row in rows[start:end] for k in row if k != "robust"]
+    step += ["technique", "t_par_s", "wall_s", "checksum", "finish_time_per_rank", "calculations_per_rank"]
+    return top, step
+
+
+SCHEMA_TOP, SCHEMA_STEP = schema_keys()
+
+
+def check_schema(s, errors, where):
+    """Every key of the documented schema, in the summary and in every step."""
+    missing = [k for k in SCHEMA_TOP if k not in s]
+    if missing:
+        errors.append(f"{where}: keys of apps/README.md's schema missing: {missing}")
+    for k, step in enumerate(s.get("steps", [])):
+        missing = [key for key in SCHEMA_STEP if key not in step]
+        if missing:
+            errors.append(f"{where}: step {k}: keys of apps/README.md's schema missing: {missing}")
+    hosts = s.get("hosts")
+    if not isinstance(hosts, list) or len(hosts) != s.get("ranks") or not all(isinstance(h, str) and h for h in hosts):
+        errors.append(f"{where}: hosts {hosts!r} is not one non-empty name per rank")
+
+
 def norm(name):
     return name.upper().replace("_", "-")
 
@@ -56,7 +93,7 @@ BALANCE = ("busy_imbalance_pct", "busy_cov", "finish_imbalance_pct", "finish_cov
 
 
 def check_balance(s, np, errors, where):
-    """The balance figures of a single-loop summary (apps/common/summary.hpp,
+    """The balance figures of a summary (apps/common/summary.hpp,
     docs/METRICS.md), where present: per execution, waiting = overhead -
     serve_time per rank; busy_imbalance_pct and busy_cov recomputed from the
     busy (work) times; busy + scheduling + idle = 100 % of P x T_par; a run in
@@ -74,6 +111,14 @@ def check_balance(s, np, errors, where):
         busy, wait, serve = st["work_time_per_rank"], st["waiting_time_per_rank"], st["serve_time_per_rank"]
         if not (len(busy) == len(wait) == len(serve) == np):
             errors.append(f"{w}: busy/waiting/serving lists are not {np} long")
+            continue
+        if "loops" in st:
+            # A multi-loop step: its figures are the means over its loops
+            # (each loop's in st["loops"]), its per-rank lists sums: not
+            # recomputable from those, only the shares' total is checked.
+            total = st["busy_pct"] + st["scheduling_pct"] + st["idle_pct"]
+            if st.get("t_par_s", 0) > 0 and not (99.5 <= total <= 105.0):
+                errors.append(f"{w}: busy + scheduling + idle = {total} %, not 100 % (99.5-105 allowed)")
             continue
         for r in range(np):
             want = max(0.0, st["overhead_per_rank"][r] - serve[r])
@@ -100,6 +145,7 @@ def check_balance(s, np, errors, where):
 
 
 def check_summary(s, np, technique, mode, errors, where):
+    check_schema(s, errors, where)
     for key, kind in REQUIRED.items():
         if key not in s:
             errors.append(f"{where}: no '{key}'")

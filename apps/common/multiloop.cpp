@@ -150,65 +150,35 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
   Index per_step = 0;
   for (Index x : n) per_step += x;
 
-  std::vector<Index> iterations(p, 0);
-  std::vector<double> work(p, 0.0), overhead(p, 0.0), idle_total(p, 0.0);
-  double t_par = 0.0, imbalance = 0.0, cov = 0.0;
-  Index chunks = 0;
+  Totals total(p);  // over the loops and steps
   json jsteps = json::array();
-  std::vector<Balance> balances;  // one per loop and step
   for (std::size_t s = 0; s < ns; ++s) {
     const MultiStep& st = run.steps[s];
-    std::vector<Index> it(p, 0);
-    std::vector<double> wt(p, 0.0), ov(p, 0.0), fin(p, 0.0), idle(p, 0.0), serve(p, 0.0);
-    double step_tpar = 0.0;
-    Index step_chunks = 0;
+    Totals step(p);  // over the loops of the step
     std::uint64_t step_sum = 0;
+    std::vector<std::string> techniques;
     json jl = json::array();
     for (std::size_t l = 0; l < nl; ++l) {
       const Report& r = st.reports.at(l);
-      for (std::size_t k = 0; k < r.ranks.size() && k < p; ++k) {
-        const RankReport& rr = r.ranks[k];
-        it[k] += rr.iterations;
-        wt[k] += rr.work_time;
-        ov[k] += rr.overhead;
-        fin[k] = std::max(fin[k], rr.finish_time);
-        idle[k] += rr.idle_time(r.t_par);
-        serve[k] += rr.serve_time;
-      }
-      step_tpar += r.t_par;
-      step_chunks += r.chunks();
+      step.add(r);
+      total.add(r);
       step_sum += mix_result(l, st.checksums.at(l));
-      imbalance += r.load_imbalance_percent();
-      cov += r.finish_cov();
+      techniques.emplace_back(name(r.technique));
       json jloop = {{"technique", std::string(name(r.technique))},
                     {"t_par_s", r.t_par},
                     {"checksum", hex64(st.checksums.at(l))},
                     {"chunks", r.chunks()},
                     {"load_imbalance_pct", r.load_imbalance_percent()}};
       if (!r.selection.empty()) jloop["selection"] = r.selection;  // automatic selection's reason
-      balances.push_back(balance_of(r));
-      put_balance(jloop, balances.back());  // docs/METRICS.md
+      put_balance(jloop, step.balances.back());                     // docs/METRICS.md
       jl.push_back(std::move(jloop));
     }
-    for (std::size_t k = 0; k < p; ++k) {
-      iterations[k] += it[k];
-      work[k] += wt[k];
-      overhead[k] += ov[k];
-      idle_total[k] += idle[k];
-    }
-    t_par += step_tpar;
-    chunks += step_chunks;
     json js;
-    js["t_par_s"] = step_tpar;
+    js["technique"] = join(techniques);
+    js["t_par_s"] = step.t_par;
     js["wall_s"] = st.wall_s;
     js["checksum"] = hex64(step_sum);
-    js["chunks"] = step_chunks;
-    js["iterations_per_rank"] = it;
-    js["work_time_per_rank"] = wt;
-    js["overhead_per_rank"] = ov;
-    js["finish_time_per_rank"] = fin;
-    js["idle_time_per_rank"] = idle;
-    js["serve_time_per_rank"] = serve;
+    step.put(js, true);
     js["loops"] = std::move(jl);
     jsteps.push_back(std::move(js));
   }
@@ -248,41 +218,25 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
     j["step_checksums"] = std::move(cks);
     jloops.push_back(std::move(j));
   }
-  const double k = ns * nl == 0 ? 1.0 : static_cast<double>(ns * nl);
 
-  json j;
-  j["app"] = std::string(app);
-  j["technique"] = names(opt, &Options::technique);
-  j["mode"] = names(opt, &Options::mode);
-  j["ranks"] = ctx.size();
+  json j = summary_header(ctx, app, names(opt, &Options::technique), names(opt, &Options::mode));
   j["repeat"] = ns;
   j["loop_iterations"] = per_step;
   j["iterations"] = per_step * static_cast<Index>(ns);
-  j["t_par_s"] = t_par;
+  j["t_par_s"] = total.t_par;
   j["wall_s"] = run.total_time_s;
   j["checksum"] = hex64(total_sum);
   j["checksum_consistent"] = consistent;
-  j["chunks"] = chunks;
-  j["iterations_per_rank"] = iterations;
-  j["load_imbalance_pct"] = imbalance / k;
-  j["cov_finish"] = cov / k;
-  j["work_time_per_rank"] = work;
-  j["overhead_per_rank"] = overhead;
-  j["idle_time_per_rank"] = idle_total;
-  put_balance(j, mean_balance(balances));  // means over the loops and steps
+  j["robust"] = std::any_of(opt.begin(), opt.end(), [](const Options& o) { return o.robust; });
+  total.put(j, false);  // the balance figures: means over the loops and steps
   j["async"] = run.asynchronous;
   j["targeted"] = run.targeted;
   j["time_steps"] = ns;
   j["total_time_s"] = run.total_time_s;
   j["loops"] = std::move(jloops);
   j["steps"] = std::move(jsteps);
-  const Options& o = opt.front();
-  j["options"] = {
-      {"min_chunk", o.params.min_chunk},      {"max_chunk", o.params.max_chunk},
-      {"break_after", o.break_after},         {"request_when", o.request_when},
-      {"inject_delay_us", o.inject_delay_us}, {"delay_ranks", o.delay_ranks},
-      {"coordinator", o.coordinator},         {"idle_probing", o.idle_probing},
-  };
+  j["options"] = options_json(opt.front());
+  j["options"]["idle_probing"] = opt.front().idle_probing;
   return j;
 }
 

@@ -93,117 +93,146 @@ void put_balance(nlohmann::ordered_json& j, const Balance& b) {
   j["idle_pct"] = b.idle_pct;
 }
 
+Totals::Totals(std::size_t p)
+    : iterations(p, 0),
+      calculations(p, 0),
+      work(p, 0.0),
+      overhead(p, 0.0),
+      finish(p, 0.0),
+      idle(p, 0.0),
+      serve(p, 0.0),
+      waiting(p, 0.0) {}
+
+void Totals::add(const Report& r) {
+  for (std::size_t k = 0; k < r.ranks.size() && k < iterations.size(); ++k) {
+    const RankReport& rr = r.ranks[k];
+    iterations[k] += rr.iterations;
+    calculations[k] += rr.calculations;
+    work[k] += rr.work_time;
+    overhead[k] += rr.overhead;
+    finish[k] = std::max(finish[k], rr.finish_time);
+    idle[k] += rr.idle_time(r.t_par);
+    serve[k] += rr.serve_time;
+    waiting[k] += waiting_time(rr);
+  }
+  for (int f : r.failed_ranks) {
+    if (std::find(failed_ranks.begin(), failed_ranks.end(), f) == failed_ranks.end()) failed_ranks.push_back(f);
+  }
+  reissued_chunks += r.reissued_chunks;
+  coordinator = r.coordinator;
+  t_par += r.t_par;
+  chunks += r.chunks();
+  imbalance_sum += r.load_imbalance_percent();
+  cov_sum += r.finish_cov();
+  balances.push_back(balance_of(r));
+}
+
+void Totals::put(nlohmann::ordered_json& j, bool per_execution) const {
+  const double k = balances.empty() ? 1.0 : static_cast<double>(balances.size());
+  j["failed_ranks"] = failed_ranks;
+  j["coordinator"] = coordinator;
+  j["reissued_chunks"] = reissued_chunks;
+  j["chunks"] = chunks;
+  j["load_imbalance_pct"] = imbalance_sum / k;
+  j["cov_finish"] = cov_sum / k;
+  j["iterations_per_rank"] = iterations;
+  j["work_time_per_rank"] = work;
+  j["overhead_per_rank"] = overhead;
+  if (per_execution) j["finish_time_per_rank"] = finish;
+  j["idle_time_per_rank"] = idle;
+  j["serve_time_per_rank"] = serve;
+  if (per_execution) j["calculations_per_rank"] = calculations;
+  j["waiting_time_per_rank"] = waiting;
+  put_balance(j, mean_balance(balances));
+}
+
+nlohmann::ordered_json summary_header(const AppContext& ctx, std::string_view app, std::string_view technique,
+                                      std::string_view mode) {
+  nlohmann::ordered_json j;
+  j["app"] = std::string(app);
+  j["technique"] = std::string(technique);
+  j["mode"] = std::string(mode);
+  j["ranks"] = ctx.size();
+  j["hosts"] = ctx.hosts();
+  return j;
+}
+
+nlohmann::ordered_json options_json(const Options& opt) {
+  return {
+      {"min_chunk", opt.params.min_chunk},      {"max_chunk", opt.params.max_chunk},
+      {"break_after", opt.break_after},         {"request_when", opt.request_when},
+      {"inject_delay_us", opt.inject_delay_us}, {"delay_ranks", opt.delay_ranks},
+      {"coordinator", opt.coordinator},
+  };
+}
+
+std::string ranks_per_host(const std::vector<std::string>& hosts) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;  // in order of first appearance
+  for (std::size_t r = 0; r < hosts.size(); ++r) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == hosts[r]; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {hosts[r], {}});
+    g->second.push_back(static_cast<int>(r));
+  }
+  std::string out = std::to_string(hosts.size()) + (hosts.size() == 1 ? " rank" : " ranks") + " on " +
+                    std::to_string(groups.size()) + (groups.size() == 1 ? " host:" : " hosts:");
+  for (const auto& [host, ranks] : groups) {
+    out += " " + host + " (" + std::to_string(ranks.size()) + (ranks.size() == 1 ? " rank: " : " ranks: ");
+    // Runs of consecutive ranks as "a-b".
+    for (std::size_t i = 0; i < ranks.size();) {
+      std::size_t e = i;
+      while (e + 1 < ranks.size() && ranks[e + 1] == ranks[e] + 1) ++e;
+      out += (i == 0 ? "" : ",") + std::to_string(ranks[i]) + (e > i ? "-" + std::to_string(ranks[e]) : "");
+      i = e + 1;
+    }
+    out += ")";
+  }
+  return out;
+}
+
 nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app, const Options& opt,
                                     Index n, const std::vector<StepResult>& steps) {
   using json = nlohmann::ordered_json;
   const std::size_t p = static_cast<std::size_t>(ctx.size());
-  std::vector<Index> iterations(p, 0);
-  std::vector<double> work(p, 0.0), overhead(p, 0.0), idle_total(p, 0.0), serve_total(p, 0.0),
-      waiting_total(p, 0.0);
-  double t_par = 0.0, wall = 0.0, imbalance = 0.0, cov = 0.0;
-  std::vector<Balance> balances;  // one per execution
-  Index chunks = 0;
+  Totals total(p);
+  double wall = 0.0;
   bool consistent = true;
   json jsteps = json::array();
-  std::vector<int> failed_ranks;
-  Index reissued = 0;
   for (const StepResult& s : steps) {
-    for (int f : s.report.failed_ranks) {
-      if (std::find(failed_ranks.begin(), failed_ranks.end(), f) == failed_ranks.end()) failed_ranks.push_back(f);
-    }
-    reissued += s.report.reissued_chunks;
     const Report& r = s.report;
+    Totals one(p);
+    one.add(r);
+    total.add(r);
     json js;
     js["technique"] = std::string(name(r.technique));  // the one automatic selection picked, with its reason
     if (!r.selection.empty()) js["selection"] = r.selection;
     js["t_par_s"] = r.t_par;
     js["wall_s"] = s.wall_s;
     js["checksum"] = hex64(s.checksum);
-    js["chunks"] = r.chunks();
-    js["load_imbalance_pct"] = r.load_imbalance_percent();
-    js["cov_finish"] = r.finish_cov();
-    js["failed_ranks"] = r.failed_ranks;
-    js["reissued_chunks"] = r.reissued_chunks;
-    json it = json::array(), wt = json::array(), ov = json::array(), fin = json::array(),
-         idle = json::array(), serve = json::array(), calc = json::array(), waiting = json::array();
-    for (std::size_t k = 0; k < r.ranks.size(); ++k) {
-      const RankReport& rr = r.ranks[k];
-      it.push_back(rr.iterations);
-      wt.push_back(rr.work_time);
-      ov.push_back(rr.overhead);
-      fin.push_back(rr.finish_time);
-      idle.push_back(rr.idle_time(r.t_par));
-      serve.push_back(rr.serve_time);
-      calc.push_back(rr.calculations);
-      waiting.push_back(waiting_time(rr));
-      if (k < p) {
-        iterations[k] += rr.iterations;
-        work[k] += rr.work_time;
-        overhead[k] += rr.overhead;
-        idle_total[k] += rr.idle_time(r.t_par);
-        serve_total[k] += rr.serve_time;
-        waiting_total[k] += waiting_time(rr);
-      }
-    }
-    js["iterations_per_rank"] = it;
-    js["work_time_per_rank"] = wt;
-    js["overhead_per_rank"] = ov;
-    js["finish_time_per_rank"] = fin;
-    js["idle_time_per_rank"] = idle;
-    js["serve_time_per_rank"] = serve;
-    js["calculations_per_rank"] = calc;
-    js["waiting_time_per_rank"] = waiting;
-    balances.push_back(balance_of(r));
-    put_balance(js, balances.back());
+    one.put(js, true);
     jsteps.push_back(std::move(js));
-    t_par += r.t_par;
     wall += s.wall_s;
-    chunks += r.chunks();
-    imbalance += r.load_imbalance_percent();
-    cov += r.finish_cov();
     consistent = consistent && s.checksum == steps.front().checksum;
   }
-  const double k = steps.empty() ? 1.0 : static_cast<double>(steps.size());
 
-  json j;
-  j["app"] = std::string(app);
-  j["technique"] = std::string(name(opt.technique));
-  j["mode"] = std::string(name(opt.mode));
-  j["ranks"] = ctx.size();
+  json j = summary_header(ctx, app, name(opt.technique), name(opt.mode));
   j["repeat"] = steps.size();
   j["loop_iterations"] = n;
   j["iterations"] = n * static_cast<Index>(steps.size());
-  j["t_par_s"] = t_par;
+  j["t_par_s"] = total.t_par;
   j["wall_s"] = wall;
   j["checksum"] = hex64(steps.empty() ? 0 : steps.front().checksum);
   j["checksum_consistent"] = consistent;
   j["robust"] = opt.robust;
-  j["failed_ranks"] = failed_ranks;
-  j["coordinator"] = steps.empty() ? 0 : steps.back().report.coordinator;
-  j["reissued_chunks"] = reissued;
-  j["chunks"] = chunks;
-  j["iterations_per_rank"] = iterations;
-  j["load_imbalance_pct"] = imbalance / k;
-  j["cov_finish"] = cov / k;
-  j["work_time_per_rank"] = work;
-  j["overhead_per_rank"] = overhead;
-  j["idle_time_per_rank"] = idle_total;
-  j["serve_time_per_rank"] = serve_total;
-  j["waiting_time_per_rank"] = waiting_total;
-  put_balance(j, mean_balance(balances));
+  total.put(j, false);
   j["steps"] = std::move(jsteps);
-  j["options"] = {
-      {"min_chunk", opt.params.min_chunk},      {"max_chunk", opt.params.max_chunk},
-      {"break_after", opt.break_after},         {"request_when", opt.request_when},
-      {"inject_delay_us", opt.inject_delay_us}, {"delay_ranks", opt.delay_ranks},
-      {"coordinator", opt.coordinator},
-  };
+  j["options"] = options_json(opt);
   return j;
 }
 
 void print_summary(const AppContext& ctx, const nlohmann::ordered_json& summary) {
   if (ctx.rank() != ctx.reporter()) return;
   std::cout << summary.dump() << '\n' << std::flush;
+  std::cerr << ctx.name() << ": " << ranks_per_host(ctx.hosts()) << '\n' << std::flush;
 }
 
 }  // namespace lb4mpi::apps

@@ -1,31 +1,8 @@
 // The JSON summary every app prints: on rank 0, one JSON object on one line of
 // stdout (nothing else goes to stdout).
 //
-// Top-level fields cover all K = --repeat executions of the loop:
-//   app, technique, mode, ranks, repeat,
-//   loop_iterations         N, the iterations of one execution
-//   iterations              N * K, the iterations executed in all
-//   t_par_s                 sum over the executions of lb4mpi's T_par
-//   wall_s                  rank 0's wall time of all executions
-//   checksum                "0x" + 16 hex digits: sum of mix_result(i, result_i)
-//                           mod 2^64 over one execution; the same for every
-//                           technique, mode and rank count
-//   checksum_consistent     every execution gave the same checksum
-//   chunks                  chunks handed out, summed over the executions
-//   iterations_per_rank, work_time_per_rank, overhead_per_rank   summed over the executions
-//   load_imbalance_pct, cov_finish   means over the executions of lb4mpi's figures
-//   serve_time_per_rank     the coordinator's time serving other ranks' requests (summed)
-//   waiting_time_per_rank   overhead minus serve_time: waiting for chunks (summed)
-//   busy_imbalance_pct, busy_cov, finish_imbalance_pct, finish_cov,
-//   busy_pct, scheduling_pct, idle_pct
-//                           the balance figures of Balance (below), means over
-//                           the executions (docs/METRICS.md)
-//   steps                   one object per execution with its own t_par_s,
-//                           wall_s, checksum, chunks, the per-rank arrays,
-//                           finish_time_per_rank, load_imbalance_pct, cov_finish,
-//                           waiting_time_per_rank and the balance figures
-//   options                 the scheduling options used
-//   params                  the app's own parameters (added by the app)
+// The fields, for one loop and several, are documented once: apps/README.md,
+// "The JSON summary". Totals builds the part both share.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -78,11 +55,43 @@ Balance mean_balance(const std::vector<Balance>& bs);
 /// `b` as the fields busy_imbalance_pct ... idle_pct of `j`.
 void put_balance(nlohmann::ordered_json& j, const Balance& b);
 
+/// Sums over several reports — the executions of one loop, or the loops and
+/// time steps of a multi-loop run — and the summary fields they make, the
+/// same for both (one builder, one schema: apps/README.md).
+struct Totals {
+  explicit Totals(std::size_t p);
+  void add(const Report& r);
+  /// failed_ranks, reissued_chunks, chunks, load_imbalance_pct and
+  /// cov_finish (means over the reports), the per-rank arrays (sums) and the
+  /// balance figures (means); with per_execution also finish_time_per_rank
+  /// (the latest) and calculations_per_rank.
+  void put(nlohmann::ordered_json& j, bool per_execution) const;
+
+  std::vector<Index> iterations, calculations;
+  std::vector<double> work, overhead, finish, idle, serve, waiting;
+  std::vector<int> failed_ranks;  ///< every rank that failed in any report
+  Index reissued_chunks = 0;
+  int coordinator = 0;  ///< the rank that coordinated the last report (after a failover: the successor)
+  double t_par = 0.0;
+  Index chunks = 0;
+  double imbalance_sum = 0.0, cov_sum = 0.0;
+  std::vector<Balance> balances;  ///< one per report
+};
+
+/// The fields every summary starts with: app, technique, mode, ranks, hosts.
+nlohmann::ordered_json summary_header(const AppContext& ctx, std::string_view app, std::string_view technique,
+                                      std::string_view mode);
+/// The summary's "options" object.
+nlohmann::ordered_json options_json(const Options& opt);
+/// "4 ranks on 2 hosts: a (2 ranks: 0-1) b (2 ranks: 2-3)": where the ranks ran.
+std::string ranks_per_host(const std::vector<std::string>& hosts);
+
 /// The summary's fields for the steps of one loop (see the header).
 nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app, const Options& opt,
                                     Index n, const std::vector<StepResult>& steps);
 
-/// Rank 0 prints `summary` on one line of stdout.
+/// Rank 0 prints `summary` on one line of stdout, and the ranks per host
+/// (ranks_per_host) on stderr.
 void print_summary(const AppContext& ctx, const nlohmann::ordered_json& summary);
 
 }  // namespace lb4mpi::apps

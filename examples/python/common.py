@@ -130,6 +130,7 @@ def run_steps(comm, n, options, repeat, chunk_sum):
     checksum terms (an int mod 2^64). Robust mode: each chunk's sum is the
     chunk's result, committed once on the coordinator. Returns per step
     (report, checksum on rank 0, wall seconds)."""
+    gather_hosts(comm)  # before the loop: a failed rank cannot hold the gather up
     steps = []
     loop = None
     for step in range(repeat):
@@ -156,17 +157,66 @@ def run_steps(comm, n, options, repeat, chunk_sum):
     return steps
 
 
+_hosts = {}  # communicator handle -> each rank's processor name
+
+
+def gather_hosts(comm):
+    """Each rank's processor name, gathered once per communicator (collective
+    the first time: call it before a loop runs, so that a rank that fails in
+    robust mode cannot hold the gather up; run_steps does)."""
+    key = MPI.Comm.py2f(comm)
+    if key not in _hosts:
+        _hosts[key] = comm.allgather(MPI.Get_processor_name())
+    return _hosts[key]
+
+
+def _imbalance_pct(xs):
+    mean = sum(xs) / len(xs) if xs else 0.0
+    return (max(xs) / mean - 1.0) * 100.0 if mean > 0 else 0.0
+
+
+def _cov(xs):
+    if len(xs) < 2:
+        return 0.0
+    mean = sum(xs) / len(xs)
+    if mean <= 0:
+        return 0.0
+    return (sum((x - mean) ** 2 for x in xs) / len(xs)) ** 0.5 / mean
+
+
+BALANCE = ("busy_imbalance_pct", "busy_cov", "finish_imbalance_pct", "finish_cov", "busy_pct",
+           "scheduling_pct", "idle_pct")
+
+
+def _balance(d):
+    """The balance figures of one report (docs/METRICS.md), as the C++ apps
+    compute them (apps/common/summary.cpp, balance_of)."""
+    ranks = [r for r in d["ranks"] if not r.get("failed")]
+    busy = [r["work_time"] for r in ranks]
+    waiting = [max(0.0, r["overhead"] - r["serve_time"]) for r in ranks]
+    total = len(ranks) * d["t_par"]
+    b = {"busy_imbalance_pct": _imbalance_pct(busy), "busy_cov": _cov(busy),
+         "finish_imbalance_pct": d["load_imbalance_percent"], "finish_cov": d["finish_cov"],
+         "busy_pct": 0.0, "scheduling_pct": 0.0, "idle_pct": 0.0}
+    if total > 0:
+        b["busy_pct"] = 100.0 * sum(busy) / total
+        b["scheduling_pct"] = 100.0 * sum(w + r["serve_time"] for w, r in zip(waiting, ranks)) / total
+        b["idle_pct"] = 100.0 * sum(r["idle_time"] for r in ranks) / total
+    return b
+
+
 def summary(app, comm, options, n, steps, params):
-    """The JSON summary of the C++ apps (apps/common/summary.hpp), the fields
-    that lb4mpi's report gives: app, technique, mode, ranks, repeat,
-    loop_iterations, iterations, t_par_s, wall_s, checksum,
-    checksum_consistent, chunks, the per-rank figures summed over the steps,
-    load_imbalance_pct and cov_finish (means), steps, options, params."""
+    """The JSON summary of the C++ apps, with every key of the schema
+    apps/README.md documents ("The JSON summary")."""
     p = comm.size
-    per_rank = {k: [0] * p for k in ("iterations", "work_time", "overhead", "idle_time", "serve_time")}
+    per_rank = {k: [0] * p for k in ("iterations", "work_time", "overhead", "idle_time", "serve_time",
+                                     "waiting_time")}
     jsteps = []
+    failed = []
     for report, checksum, wall in steps:
         d = report.to_dict()
+        for r in d["ranks"]:
+            r["waiting_time"] = max(0.0, r["overhead"] - r["serve_time"])
         step = {"technique": d["technique"], "t_par_s": d["t_par"], "wall_s": wall,
                 "checksum": f"0x{checksum:016x}", "chunks": d["chunks"],
                 "load_imbalance_pct": d["load_imbalance_percent"], "cov_finish": d["finish_cov"],
@@ -174,32 +224,41 @@ def summary(app, comm, options, n, steps, params):
         if d["selection"]:
             step["selection"] = d["selection"]
         for k in ("iterations", "work_time", "overhead", "finish_time", "idle_time", "serve_time",
-                  "calculations"):
+                  "calculations", "waiting_time"):
             step[f"{k}_per_rank"] = [r[k] for r in d["ranks"]]
+        step.update(_balance(d))
         for k, totals in per_rank.items():
             for r, rank in enumerate(d["ranks"]):
                 totals[r] += rank[k]
+        failed += [r for r in d["failed_ranks"] if r not in failed]
         jsteps.append(step)
     k = len(steps)
-    return {
-        "app": app, "technique": options.technique, "mode": options.mode, "ranks": p, "repeat": k,
-        "loop_iterations": n, "iterations": n * k,
+    s = {
+        "app": app, "technique": options.technique, "mode": options.mode, "ranks": p,
+        "hosts": gather_hosts(comm), "repeat": k, "loop_iterations": n, "iterations": n * k,
         "t_par_s": sum(s["t_par_s"] for s in jsteps), "wall_s": sum(s["wall_s"] for s in jsteps),
         "checksum": jsteps[0]["checksum"], "checksum_consistent": all(s["checksum"] == jsteps[0]["checksum"]
                                                                       for s in jsteps),
-        "robust": options.robust, "chunks": sum(s["chunks"] for s in jsteps),
-        "iterations_per_rank": per_rank["iterations"],
+        "robust": options.robust, "failed_ranks": failed,
+        "reissued_chunks": sum(s["reissued_chunks"] for s in jsteps),
+        "chunks": sum(s["chunks"] for s in jsteps),
         "load_imbalance_pct": sum(s["load_imbalance_pct"] for s in jsteps) / k,
         "cov_finish": sum(s["cov_finish"] for s in jsteps) / k,
+        "iterations_per_rank": per_rank["iterations"],
         "work_time_per_rank": per_rank["work_time"], "overhead_per_rank": per_rank["overhead"],
         "idle_time_per_rank": per_rank["idle_time"], "serve_time_per_rank": per_rank["serve_time"],
+        "waiting_time_per_rank": per_rank["waiting_time"],
+    }
+    s.update({f: sum(step[f] for step in jsteps) / k for f in BALANCE})
+    s.update({
         "steps": jsteps,
         "options": {"min_chunk": options.min_chunk, "max_chunk": options.max_chunk,
                     "break_after": options.break_after, "request_when": options.request_when,
                     "inject_delay_us": options.inject_delay_us, "delay_ranks": options.delay_ranks,
                     "coordinator": options.coordinator},
         "params": params,
-    }
+    })
+    return s
 
 
 def print_summary(comm, s):

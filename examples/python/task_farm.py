@@ -25,7 +25,7 @@ import json
 import os
 import time
 
-from common import Cli, MPI, lb4mpi, print_summary, run, summary  # common finds lb4mpi (first: the Python)
+from common import Cli, MPI, gather_hosts, lb4mpi, print_summary, run, summary  # common finds lb4mpi (first: the Python)
 import numpy as np  # noqa: E402
 from mandelbrot_numpy import Params, checksum, escape_counts, hex64
 
@@ -98,6 +98,7 @@ def main():
     if args.out_dir and comm.rank == 0:
         os.makedirs(args.out_dir, exist_ok=True)
     comm.Barrier()
+    gather_hosts(comm)  # for the summary, before the loop (a failed rank cannot hold it up)
     start = time.perf_counter()
     report = lb4mpi.parallel_for(comm, 0, len(tasks), body, commit=commit, options=options)
     wall = time.perf_counter() - start

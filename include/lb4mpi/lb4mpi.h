@@ -67,12 +67,12 @@ enum {
 /* Chunk-calculation modes for Configure_Chunk_Calculation_Mode (`001`). */
 enum { CENTRALIZED = 0, DECENTRALIZED = 1, DECENTRALIZED_RMA = 2 };
 
-/* The per-rank scheduling handle. The application declares one (`infoDLS
+/** The per-rank scheduling handle. The application declares one (`infoDLS
  * iInfo;`) and passes its address; DLS_Parameters_Setup initializes it and
  * DLS_Finalize releases what it holds. It is opaque: the fields of the
  * original struct (myRank, commSize, ...) do not exist. */
 typedef struct infoDLS {
-  void* state; /* owned by lb4mpi */
+  void* state; /**< owned by lb4mpi */
 } infoDLS;
 
 /* Selects centralized (CCA) or distributed (DCA) chunk calculation for the

@@ -44,9 +44,12 @@ struct LoopState;  // the runtime behind a Loop
 /// returns no chunk); loops in flight together belong in a lb4mpi::LoopSet.
 class LB4MPI_API Loop {
  public:
+  /// The loop over [first, last) on the ranks of `comm` (collective).
   Loop(MPI_Comm comm, Index first, Index last, const Options& options);
   ~Loop();
+  /// Moves the loop; the moved-from Loop must not be used.
   Loop(Loop&&) noexcept;
+  /// Moves the loop; the moved-from Loop must not be used.
   Loop& operator=(Loop&&) noexcept;
   Loop(const Loop&) = delete;
   Loop& operator=(const Loop&) = delete;
@@ -63,6 +66,7 @@ class LB4MPI_API Loop {
   /// when the chunk ran twice, or its rank failed after reporting it); see
   /// on_commit. docs/ROBUST.md.
   void result(const void* data, std::size_t bytes);
+  /// result(data, bytes) of a trivially copyable value's bytes.
   template <class T>
     requires std::is_trivially_copyable_v<T>
   void result(const T& value) {
@@ -81,6 +85,7 @@ class LB4MPI_API Loop {
   /// Collective: the next execution of the same loop, possibly another range.
   void restart(Index first, Index last);
 
+  /// The options the loop was made with.
   [[nodiscard]] const Options& options() const;
 
  private:

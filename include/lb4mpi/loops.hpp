@@ -42,24 +42,30 @@ struct LoopSetState;  // the runtime behind a LoopSet
 
 /// A piece of one loop of a LoopSet.
 struct LoopPiece {
-  int loop = 0;
-  Chunk chunk;
+  int loop = 0;  ///< the loop's number: its index in the LoopSet's specs
+  Chunk chunk;   ///< the piece of work
 };
 
+/// One loop of a LoopSet: its range and options.
 struct LoopSpec {
-  Index first = 0;
+  Index first = 0;  ///< first iteration
   Index last = 0;  ///< half-open: [first, last)
-  Options options;
+  Options options;  ///< the loop's options
 };
 
+/// Several loops in flight at once on one communicator (asynchronous
+/// multi-loop, `003` §4): a rank takes work from whichever loop has some.
 class LB4MPI_API LoopSet {
  public:
   /// Collective over `comm`; bad input throws lb4mpi::Error on every rank.
   LoopSet(MPI_Comm comm, const std::vector<LoopSpec>& loops);
   ~LoopSet();
+  /// Moves the set; the moved-from LoopSet must not be used.
   LoopSet(LoopSet&&) noexcept;
+  /// Moves the set; the moved-from LoopSet must not be used.
   LoopSet& operator=(LoopSet&&) noexcept;
 
+  /// The number of loops.
   [[nodiscard]] int size() const;
   /// The next piece of any loop for this rank, preferring the lowest loop
   /// number; waits when no loop has one right now; nullopt when every loop

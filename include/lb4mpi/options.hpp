@@ -29,17 +29,21 @@ LB4MPI_API Mode parse_mode(std::string_view text);
 /// short spin: the cores go to the ranks that work), "auto" (block when the
 /// ranks on the node outnumber its cores, else yield). docs/OPTIONS.md.
 enum class Wait : std::uint8_t { Auto, Spin, Yield, Block };
+/// The name of a wait policy: "auto", "spin", "yield" or "block".
 LB4MPI_API std::string_view name(Wait w);
 /// "auto", "spin", "yield", "block" (case-insensitive).
 LB4MPI_API Wait parse_wait(std::string_view text);
 
+/// How a loop is scheduled: technique, mode, parameters, robust mode,
+/// tracing and perturbations (docs/OPTIONS.md lists every field with its
+/// environment variable).
 struct LB4MPI_API Options {
   /// A technique, or Technique::Auto: each execution of the loop (time
   /// step) runs a technique that auto_policy picks from what the earlier
   /// executions measured (docs/SELECTION.md).
   Technique technique = kDefaultTechnique;
-  Mode mode = Mode::Centralized;
-  TechniqueParams params;
+  Mode mode = Mode::Centralized;  ///< execution model (CCA, DCA, DCA over RMA)
+  TechniqueParams params;         ///< the technique's parameters (chunk bounds, mu, sigma, ...)
   /// Automatic selection: "explore" (explore each candidate once, then
   /// exploit the best, re-explore on a change; the default), "bandit"
   /// (discounted UCB1) or "rule" (from measured rank speeds and overhead).
@@ -70,7 +74,7 @@ struct LB4MPI_API Options {
   /// Every execution of every loop of the process goes into the same file.
   std::string trace;
   /// Per-rank iteration CSV of `000` Table 4.2: rank r writes
-  /// <iterations_dir>/iterations_rank<r>.csv (one row per chunk it executed).
+  /// `<iterations_dir>/iterations_rank<r>.csv` (one row per chunk it executed).
   bool iterations_info = false;
   /// Folder for iterations_info (created if missing); "lb4mpi_iterations" when empty.
   std::string iterations_dir;
@@ -101,10 +105,10 @@ struct LB4MPI_API Options {
   /// LB4MPI_FAIL_AFTER=3 or LB4MPI_FAIL_AFTER=0.25s. Neither set: at its
   /// first chunk.
   struct FailAfter {
-    int chunks = -1;
-    double seconds = -1.0;
+    int chunks = -1;        ///< after this many chunks started (-1: not set)
+    double seconds = -1.0;  ///< after this many seconds of a loop execution (-1: not set)
   };
-  FailAfter fail_after;
+  FailAfter fail_after;  ///< when a rank of fail_ranks stops
   /// "kill" (SIGKILL to itself, a crashing node) or "exit" (_exit(1) without
   /// MPI_Finalize).
   std::string fail_how = "kill";

@@ -10,6 +10,7 @@
 
 namespace lb4mpi {
 
+/// What one rank did in one execution of a loop.
 struct LB4MPI_API RankReport {
   Index iterations = 0;      ///< iterations this rank executed
   Index chunks = 0;          ///< chunks it received (the coordinator's own included)
@@ -42,10 +43,12 @@ struct LB4MPI_API RankReport {
   [[nodiscard]] double idle_time(double t_par) const;
 };
 
+/// One execution of a loop: what every rank did, and the figures derived
+/// from it (Loop::finish gathers it on every rank).
 struct LB4MPI_API Report {
-  Technique technique = kDefaultTechnique;
-  Mode mode = Mode::Centralized;
-  Index first = 0;
+  Technique technique = kDefaultTechnique;  ///< the technique that ran (automatic selection's pick)
+  Mode mode = Mode::Centralized;            ///< the execution model
+  Index first = 0;                          ///< first iteration
   Index last = 0;                 ///< half-open: [first, last)
   /// Parallel time: the maximum over ranks of the rank's exit time, i.e. of
   /// the seconds from its loop start until its next() returned "no chunk".
@@ -71,7 +74,9 @@ struct LB4MPI_API Report {
   /// "exploit: ..."); empty for a technique the options fixed.
   std::string selection;
 
+  /// The iterations of all ranks together.
   [[nodiscard]] Index iterations() const;
+  /// The chunks of all ranks together.
   [[nodiscard]] Index chunks() const;
   /// (max/mean - 1) * 100 of the per-rank finish times (0 for no ranks or
   /// a zero mean).
@@ -94,6 +99,7 @@ struct LB4MPI_API Report {
 /// computed results and the reports are not lost to an I/O error.
 class LB4MPI_API OutputError : public Error {
  public:
+  /// The error `what`, with the reports the loops gathered.
   OutputError(const std::string& what, std::vector<Report> reports)
       : Error(what), reports_(std::move(reports)) {}
   /// The reports of the loops that finish() ended, as finish() would have

@@ -44,17 +44,17 @@ LB4MPI_API LB4MPI_Items* LB4MPI_Items_array(void* base, int64_t items, MPI_Datat
 LB4MPI_API LB4MPI_Items* LB4MPI_Items_cube(void* base, const int dims[3], const int lo[3], const int size[3],
                                            MPI_Datatype element);
 
-/* Objects moved serialized (input only): `items` objects of `item_size`
+/** Objects moved serialized (input only): `items` objects of `item_size`
  * bytes each at `base`. */
 typedef struct {
-  void* state;  /* passed to every callback */
-  /* The bytes of the `count` objects at `first`: a buffer from malloc (the
+  void* state;  /**< passed to every callback */
+  /** The bytes of the `count` objects at `first`: a buffer from malloc (the
    * library frees it) and its size. Returns 0, or nonzero on failure. */
   int (*serialize)(void* state, const void* first, int64_t count, void** bytes, int64_t* size);
-  /* `count` objects from `size` bytes, in memory of your own (count *
+  /** `count` objects from `size` bytes, in memory of your own (count *
    * item_size bytes, objects as the body reads them); NULL on failure. */
   void* (*deserialize)(void* state, const void* bytes, int64_t size, int64_t count);
-  /* Releases what deserialize returned. */
+  /** Releases what deserialize returned. */
   void (*release)(void* state, void* objects, int64_t count);
 } LB4MPI_Serializer;
 LB4MPI_API LB4MPI_Items* LB4MPI_Items_serialized(void* base, int64_t items, size_t item_size,
@@ -62,34 +62,34 @@ LB4MPI_API LB4MPI_Items* LB4MPI_Items_serialized(void* base, int64_t items, size
 
 LB4MPI_API void LB4MPI_Items_free(LB4MPI_Items* items);
 
-/* What the body sees of a chunk's items (or results): `first` points at its
+/** What the body sees of a chunk's items (or results): `first` points at its
  * first item; item x starts x_stride bytes after the previous. Cubes: the
  * element (x, y, z) is at first + x * x_stride + y * y_stride + z *
  * element_size, for y < ny, z < nz. `first` is NULL without items. */
 typedef struct {
-  void* first;
-  int64_t count;
-  int64_t x_stride;
-  int64_t y_stride;
-  int64_t element_size;
-  int ny;
-  int nz;
+  void* first;           /**< the first item, NULL without items */
+  int64_t count;         /**< items (x-slices of a cube) */
+  int64_t x_stride;      /**< bytes from one item to the next */
+  int64_t y_stride;      /**< cubes: bytes from one y to the next */
+  int64_t element_size;  /**< cubes: bytes of one element */
+  int ny;                /**< cubes: elements along y */
+  int nz;                /**< cubes: elements along z */
 } LB4MPI_View;
 
 /* Runs iterations [begin, begin + count) (global indices). */
 typedef void (*LB4MPI_Body)(void* state, int64_t begin, int64_t count, const LB4MPI_View* in,
                             const LB4MPI_View* out);
 
-/* The report of one owned loop (the same on every rank). */
+/** The report of one owned loop (the same on every rank). */
 typedef struct {
-  double t_par;
-  int64_t iterations;          /* executed in all */
-  int64_t steal_attempts;
-  int64_t successful_steals;
-  int64_t iterations_stolen;
-  double cov_finish;           /* c.o.v. of the ranks' finish times */
-  double send_time_per_steal;  /* seconds */
-  double recv_time_per_steal;
+  double t_par;                /**< parallel time [s]: the latest finish */
+  int64_t iterations;          /**< executed in all */
+  int64_t steal_attempts;      /**< steal requests sent */
+  int64_t successful_steals;   /**< steals that moved work */
+  int64_t iterations_stolen;   /**< iterations moved by steals */
+  double cov_finish;           /**< c.o.v. of the ranks' finish times */
+  double send_time_per_steal;  /**< a victim's time to send a steal [s] */
+  double recv_time_per_steal;  /**< a thief's time to receive a steal [s] */
 } LB4MPI_StealSummary;
 
 /* Collective: runs the owned loop over [first, last) on this rank with its

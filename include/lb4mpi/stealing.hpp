@@ -98,7 +98,7 @@ struct LB4MPI_API StealOptions {
   /// max(speeds) / speeds[r] times as long (a busy wait after each piece).
   std::vector<double> speeds;
   /// `000` Table 4.2's per-rank iteration CSV (LB4MPI_ITERATIONS_INFO, 0/1):
-  /// rank r writes <iterations_dir>/iterations_rank<r>.csv, one row per chunk
+  /// rank r writes `<iterations_dir>/iterations_rank<r>.csv`, one row per chunk
   /// it executed, its own and stolen ones (docs/TRACING.md).
   bool iterations_info = false;
   /// Its folder (LB4MPI_DIR_ID; "lb4mpi_iterations" when empty).
@@ -117,6 +117,7 @@ struct LB4MPI_API StealOptions {
   /// The defaults with the environment's values on top. Throws
   /// lb4mpi::Error naming the variable and the valid values.
   static StealOptions from_env();
+  /// `base` with the environment's values on top.
   static StealOptions from_env(StealOptions base);
   /// Throws lb4mpi::Error when these options cannot run on `ranks` ranks
   /// (a coordinator out of range, an adaptive technique, a balancer that
@@ -143,17 +144,21 @@ struct LB4MPI_API StealReport {
   /// finish time. report.technique is the steal amount's technique (or
   /// STATIC for a ratio); report.mode is meaningless here.
   Report loop;
-  Balancer balancer = Balancer::Steal;
-  StealAmount amount;
-  Victim victim = Victim::Random;
+  Balancer balancer = Balancer::Steal;  ///< the balancer that ran
+  StealAmount amount;                   ///< how much a steal took
+  Victim victim = Victim::Random;       ///< how thieves chose their victims
   std::vector<RankSteals> ranks;  ///< one per rank
 
+  /// Steal requests of all ranks.
   [[nodiscard]] Index steal_attempts() const;
+  /// Steals that moved work, of all ranks.
   [[nodiscard]] Index successful_steals() const;
+  /// Iterations moved by steals.
   [[nodiscard]] Index iterations_stolen() const;
   /// Mean seconds per stolen chunk sending (victims) / receiving (thieves)
   /// its items; 0 without steals.
   [[nodiscard]] double send_time_per_steal() const;
+  /// Mean seconds per stolen chunk receiving its items (thieves); 0 without steals.
   [[nodiscard]] double receive_time_per_steal() const;
   /// The c.o.v. of the ranks' finish times after balancing (= loop.finish_cov()).
   [[nodiscard]] double time_cov() const { return loop.finish_cov(); }
@@ -165,17 +170,18 @@ struct LB4MPI_API StealReport {
 /// The body behind its type: runs chunk `c` (global indices) with its input
 /// items at `in` and its results at `out`.
 using OwnedBodyFn = void (*)(void* body, Chunk c, const Place& in, const Place& out);
+/// Everything run_owned_loop needs, type-erased (owned_for and the C API fill it).
 struct OwnedLoopArgs {
-  MPI_Comm comm = MPI_COMM_NULL;
-  Index first = 0;
-  Index last = 0;
+  MPI_Comm comm = MPI_COMM_NULL;  ///< the ranks of the loop
+  Index first = 0;                ///< first iteration
+  Index last = 0;                 ///< half-open: [first, last)
   Mover* in = nullptr;   ///< null: no input items
   Mover* out = nullptr;  ///< null: no results
   std::string in_error;  ///< the descriptions' check() ("" when fine)
-  std::string out_error;
+  std::string out_error;  ///< the results description's check() ("" when fine)
   std::string error;     ///< the front end's own check of this rank ("" when fine)
-  OwnedBodyFn body = nullptr;
-  void* body_state = nullptr;
+  OwnedBodyFn body = nullptr;   ///< calls the body
+  void* body_state = nullptr;   ///< the body, passed to `body`
 };
 /// Collective: runs the owned loop behind owned_for's types (and the C
 /// interface's); owned_for is the form to use (docs/STEALING.md).

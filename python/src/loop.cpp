@@ -142,7 +142,15 @@ raises lb4mpi.Error on every rank.)")
       .def(py::init([](py::object comm, Index first, Index last, py::object options, const py::kwargs& kw) {
              return std::make_unique<PyLoop>(std::move(comm), first, last, options_from(options, kw));
            }),
-           py::arg("comm"), py::arg("first"), py::arg("last"), py::kw_only(), py::arg("options") = py::none())
+           py::arg("comm"), py::arg("first"), py::arg("last"), py::kw_only(), py::arg("options") = py::none(),
+           R"(Starts the loop over [first, last) (collective over `comm`).
+
+Arguments:
+    comm: an mpi4py.MPI.Comm; every rank of it calls this alike.
+    first, last: the iterations [first, last) (global indices, first <= last).
+    options: an lb4mpi.Options (default: Options.from_env(), the LB4MPI_* variables).
+    **kwargs: options set on top of `options` (technique="GSS", mode=..., min_chunk=...;
+        lb4mpi.option_names() lists them).)")
       .def("next", &PyLoop::next, "(begin, end) of this rank's next piece, or None when there is none left.")
       .def("end_chunk", &PyLoop::end_chunk, "Ends the current piece without asking for another (optional).")
       .def("result", &PyLoop::result, py::arg("data"),
@@ -177,6 +185,16 @@ raises lb4mpi.Error on every rank.)")
       py::arg("comm"), py::arg("first"), py::arg("last"), py::arg("body"), py::kw_only(),
       py::arg("options") = py::none(), py::arg("commit") = py::none(),
       R"(Runs body(begin, end) on this rank's chunks of [first, last) until the loop is done; returns the Report.
+
+Arguments:
+    comm: an mpi4py.MPI.Comm; every rank of it calls parallel_for alike.
+    first, last: the iterations [first, last) (global indices, first <= last).
+    body: body(begin, end) runs the iterations [begin, end) of one chunk.
+    options: an lb4mpi.Options (default: Options.from_env(), the LB4MPI_* variables).
+    commit: None, or commit(begin, end, value) called once per chunk with body's
+        return value (see below).
+    **kwargs: options set on top of `options` (technique="FAC2", mode="distributed",
+        min_chunk=..., robust=True, ...; lb4mpi.option_names() lists them).
 
 Collective over `comm` (an mpi4py.MPI.Comm): every rank calls it with the same
 range and options, and together the chunks cover [first, last) exactly once.

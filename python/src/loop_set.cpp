@@ -121,9 +121,9 @@ void bind_loop_set(py::module_& m) {
            }),
            py::arg("first"), py::arg("last"), py::kw_only(), py::arg("options") = py::none(),
            "Options: `options` (default Options.from_env()) and keywords on top.")
-      .def_readwrite("first", &LoopSpec::first)
-      .def_readwrite("last", &LoopSpec::last)
-      .def_readwrite("options", &LoopSpec::options)
+      .def_readwrite("first", &LoopSpec::first, "The loop's first iteration.")
+      .def_readwrite("last", &LoopSpec::last, "The end of the loop: iterations [first, last).")
+      .def_readwrite("options", &LoopSpec::options, "The loop's lb4mpi.Options.")
       .def("__repr__", [](const LoopSpec& s) {
         return "lb4mpi.LoopSpec(" + std::to_string(s.first) + ", " + std::to_string(s.last) + ", technique=" +
                std::string(name(s.options.technique)) + ", mode=" + std::string(name(s.options.mode)) + ")";
@@ -144,7 +144,15 @@ the loops given without their own. Collective over `comm`.)")
       .def(py::init([](py::object comm, const py::iterable& loops, py::object options, const py::kwargs& kw) {
              return std::make_unique<PyLoopSet>(std::move(comm), specs_from(loops, options_from(options, kw)));
            }),
-           py::arg("comm"), py::arg("loops"), py::kw_only(), py::arg("options") = py::none())
+           py::arg("comm"), py::arg("loops"), py::kw_only(), py::arg("options") = py::none(),
+           R"(Starts the loops (collective over `comm`).
+
+Arguments:
+    comm: an mpi4py.MPI.Comm; every rank of it calls this alike.
+    loops: the loops, each an lb4mpi.LoopSpec, (first, last), (first, last, Options) or
+        (first, last, {option: value}).
+    options: the options of the loops given without their own (default: Options.from_env()).
+    **kwargs: options set on top of `options`.)")
       .def("__len__", &PyLoopSet::size)
       .def("size", &PyLoopSet::size, "The number of loops.")
       .def("next", &PyLoopSet::next_any,
@@ -183,8 +191,16 @@ the loops given without their own. Collective over `comm`.)")
       },
       py::arg("comm"), py::arg("loops"), py::arg("bodies"), py::kw_only(), py::arg("asynchronous") = true,
       py::arg("options") = py::none(),
-      "Runs several loops, bodies[l](begin, end) for loop l's chunks: all in flight together (asynchronous) or "
-      "one after the other. Loops as for LoopSet. Collective; one Report per loop.");
+      R"(Runs several loops: all in flight together (asynchronous) or one after the other. Collective; one Report per loop.
+
+Arguments:
+    comm: an mpi4py.MPI.Comm; every rank of it calls run_loops alike.
+    loops: the loops, as for LoopSet: LoopSpec, (first, last), (first, last, Options) or
+        (first, last, {option: value}).
+    bodies: one callable per loop; bodies[l](begin, end) runs a chunk of loop l.
+    asynchronous: True: all loops in flight together (LoopSet); False: one after the other.
+    options: the options of the loops given without their own (default: Options.from_env()).
+    **kwargs: options set on top of `options`.)");
 }
 
 }  // namespace lb4mpi::python

@@ -56,7 +56,8 @@ void bind_report(py::module_& m) {
       .def_readonly("finish_time", &RankReport::finish_time, "Seconds from its start to its last piece's end.")
       .def_readonly("failed", &RankReport::failed, "Robust mode: the rank did not finish the loop.")
       .def("idle_time", &RankReport::idle_time, py::arg("t_par"), "max(0, t_par - work_time - overhead).")
-      .def("to_dict", [](const RankReport& r, double t_par) { return rank_dict(r, t_par); }, py::arg("t_par"))
+      .def("to_dict", [](const RankReport& r, double t_par) { return rank_dict(r, t_par); }, py::arg("t_par"),
+           "Every figure as a dict; t_par: the loop's parallel time, for idle_time.")
       .def("__repr__", [](const RankReport& r) {
         return "<lb4mpi.RankReport iterations=" + std::to_string(r.iterations) +
                " chunks=" + std::to_string(r.chunks) + ">";
@@ -67,12 +68,13 @@ void bind_report(py::module_& m) {
 str(report) is report.summary(); report.to_dict() has every figure, JSON-ready.)")
       .def_property_readonly("technique", [](const Report& r) { return std::string(name(r.technique)); },
                              "The technique that ran (the one auto picked, with technique='auto').")
-      .def_property_readonly("mode", [](const Report& r) { return std::string(name(r.mode)); })
-      .def_readonly("first", &Report::first)
+      .def_property_readonly("mode", [](const Report& r) { return std::string(name(r.mode)); },
+                             "The execution mode.")
+      .def_readonly("first", &Report::first, "The loop's first iteration.")
       .def_readonly("last", &Report::last, "Half-open range: [first, last).")
       .def_readonly("t_par", &Report::t_par, "Parallel time [s]: until every rank left the loop.")
       .def_readonly("ranks", &Report::ranks, "One RankReport per rank of the communicator.")
-      .def_readonly("robust", &Report::robust)
+      .def_readonly("robust", &Report::robust, "Whether the loop ran in robust mode.")
       .def_readonly("failed_ranks", &Report::failed_ranks, "Robust mode: the ranks that did not finish.")
       .def_readonly("reissued_chunks", &Report::reissued_chunks, "Robust mode: chunks handed out again.")
       .def_readonly("selection", &Report::selection, "technique='auto': why this technique ran.")

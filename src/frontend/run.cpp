@@ -51,10 +51,13 @@ rt::ExecConfig exec_config(const Options& o, int rank) {
   return c;
 }
 
+ProcessState& process_state() {
+  static ProcessState state;
+  return state;
+}
+
 std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm) {
-  // Loops are created collectively, so every rank numbers them alike.
-  static int next_loop_id = 0;
-  const int id = next_loop_id++;
+  const int id = process_state().next_loop_id++;
   if (!trace::tracing(o)) return nullptr;
   int rank = 0;
   rt::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
@@ -62,7 +65,7 @@ std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm) 
 }
 
 std::string check_environment(int rank) {
-  static bool reported = false;
+  bool& reported = process_state().environment_reported;
   const std::vector<std::string> unknown = Options::unknown_variables();
   if (unknown.empty()) return {};
   std::string list;

@@ -20,6 +20,18 @@ namespace lb4mpi::detail {
 /// The runtime's configuration of `o` on `rank` (which gets the injected delay or not).
 rt::ExecConfig exec_config(const Options& o, int rank);
 
+/// The front end's state that lives as long as the process, in one place:
+/// what is numbered or reported once per process (was function-local statics).
+struct ProcessState {
+  /// The id of the next loop created. Loops are created collectively, so
+  /// every rank numbers them alike; trace files name loops by it.
+  int next_loop_id = 0;
+  /// The warning about unknown LB4MPI_* variables was printed.
+  bool environment_reported = false;
+};
+/// This process's (one per process; loops are created on one thread).
+ProcessState& process_state();
+
 /// A Recorder when `o` traces (else null), for the next loop created on
 /// `comm` (loops are numbered in creation order, the same on every rank).
 std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm);

@@ -13,11 +13,11 @@
 namespace lb4mpi::rt {
 
 namespace {
+// Pieces that ended on this thread so far, over every loop, observed or not:
+// a loop whose count moved between two of its pieces had another loop's piece
+// run in between (ChunkObserver::piece's `resumed`).
 thread_local std::uint64_t g_pieces_ended = 0;
 }  // namespace
-
-std::uint64_t pieces_ended() { return g_pieces_ended; }
-void count_piece() { ++g_pieces_ended; }
 
 Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const ExecConfig& config,
                      ChunkObserver* observer)
@@ -156,7 +156,10 @@ void Execution::close_piece() {
     }
     work = t - t_piece_;
     mine_.work_time += work;
-    if (observer_ != nullptr) observer_->piece(t_piece_ - observer_->origin(), t - observer_->origin());
+    if (observer_ != nullptr) {
+      observer_->piece(t_piece_ - observer_->origin(), t - observer_->origin(), g_pieces_ended != observed_mark_);
+      observed_mark_ = g_pieces_ended + 1;  // this piece is counted just below
+    }
   }
   ++g_pieces_ended;
   sched_->finished(piece_id_, piece_size_, work);
@@ -185,6 +188,7 @@ Grab::Kind Execution::obtain(bool may_wait, Chunk& piece) {
         ++mine_.chunks;
         if (observer_ != nullptr) {
           observer_->chunk(first_ + g.chunk.begin, g.chunk.size, t0 - observer_->origin(), t1 - observer_->origin());
+          observed_mark_ = g_pieces_ended;
         }
       }
       if (fault_) fault_->piece_begins(g.new_chunk);

@@ -11,7 +11,6 @@ namespace {
 
 class AfRule final : public ChunkRule {
  public:
-  [[nodiscard]] ChunkFeedback feedback() const override { return ChunkFeedback::MeanAndSigma; }
   // Without a user maximum, AF caps its chunks at ceil(N/(2P)) as the
   // original LB4MPI does (early estimates from one chunk are rough).
   AfRule(LoopShape shape, const TechniqueParams& params)
@@ -61,10 +60,22 @@ class AfRule final : public ChunkRule {
   Index cap_;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_af(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<AfRule>(shape, params);
 }
+
+}  // namespace
+
+extern const Descriptor kAfDescriptor{
+    .info = {.technique = Technique::AF,
+             .name = "AF",
+             .legacy_id = 14,
+             .adaptive = true,
+             .equation = "001 Eq. 11",
+             .c_id = 14,
+             .c_name = "AF",
+             .feedback = ChunkFeedback::MeanAndSigma},
+    .make = make_af,
+};
 
 }  // namespace lb4mpi::detail

@@ -16,12 +16,10 @@ namespace {
 // AWF-B / AWF-D.
 class AwfBatchRule final : public ChunkRule {
  public:
-  AwfBatchRule(LoopShape shape, const TechniqueParams& params, ChunkFeedback feedback)
-      : feedback_(feedback),
-        p_(shape.p),
+  AwfBatchRule(LoopShape shape, const TechniqueParams& params)
+      : p_(shape.p),
         min_chunk_(params.min_chunk),
         weights_(static_cast<std::size_t>(shape.p), 1.0) {}
-  [[nodiscard]] ChunkFeedback feedback() const override { return feedback_; }
 
   // A rank without a measurement gets min_chunk (the batch is not touched).
   // Otherwise, at a batch start (previous batch used up) the weights are
@@ -72,7 +70,6 @@ class AwfBatchRule final : public ChunkRule {
   void restart() override { batch_.reset(); }
 
  private:
-  ChunkFeedback feedback_;
   int p_;
   Index min_chunk_;
   std::vector<double> weights_;
@@ -82,9 +79,8 @@ class AwfBatchRule final : public ChunkRule {
 // AWF-C / AWF-E.
 class AwfChunkRule final : public ChunkRule {
  public:
-  AwfChunkRule(LoopShape shape, const TechniqueParams& params, ChunkFeedback feedback)
-      : feedback_(feedback), p_(shape.p), min_chunk_(params.min_chunk) {}
-  [[nodiscard]] ChunkFeedback feedback() const override { return feedback_; }
+  AwfChunkRule(LoopShape shape, const TechniqueParams& params)
+      : p_(shape.p), min_chunk_(params.min_chunk) {}
 
   // A rank without a measurement gets min_chunk; otherwise
   // max(min_chunk, floor(w_r ceil(R_i/(2P)) + 0.55)) with w_r current (O(1)).
@@ -108,25 +104,63 @@ class AwfChunkRule final : public ChunkRule {
   }
 
  private:
-  ChunkFeedback feedback_;
   int p_;
   Index min_chunk_;
 };
 
+std::unique_ptr<ChunkRule> make_batch(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<AwfBatchRule>(shape, params);
+}
+std::unique_ptr<ChunkRule> make_chunk(LoopShape shape, const TechniqueParams& params) {
+  return std::make_unique<AwfChunkRule>(shape, params);
+}
+
 }  // namespace
 
 // B and C learn from work time, D and E from elapsed time (`003` Appendix B).
-std::unique_ptr<ChunkRule> make_awf_b(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfBatchRule>(shape, params, ChunkFeedback::WorkTime);
-}
-std::unique_ptr<ChunkRule> make_awf_d(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfBatchRule>(shape, params, ChunkFeedback::ElapsedTime);
-}
-std::unique_ptr<ChunkRule> make_awf_c(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfChunkRule>(shape, params, ChunkFeedback::WorkTime);
-}
-std::unique_ptr<ChunkRule> make_awf_e(LoopShape shape, const TechniqueParams& params) {
-  return std::make_unique<AwfChunkRule>(shape, params, ChunkFeedback::ElapsedTime);
-}
+extern const Descriptor kAwfBDescriptor{
+    .info = {.technique = Technique::AWF_B,
+             .name = "AWF-B",
+             .legacy_id = 10,
+             .adaptive = true,
+             .batched = true,
+             .equation = "003 2.2.2.2, Appendix B (weights per batch, work time)",
+             .c_id = 10,
+             .c_name = "AWF_B"},
+    .make = make_batch,
+};
+extern const Descriptor kAwfCDescriptor{
+    .info = {.technique = Technique::AWF_C,
+             .name = "AWF-C",
+             .legacy_id = 11,
+             .adaptive = true,
+             .equation = "003 2.2.2.2, Appendix B (weights per chunk, work time)",
+             .c_id = 11,
+             .c_name = "AWF_C"},
+    .make = make_chunk,
+};
+extern const Descriptor kAwfDDescriptor{
+    .info = {.technique = Technique::AWF_D,
+             .name = "AWF-D",
+             .legacy_id = 12,
+             .adaptive = true,
+             .batched = true,
+             .equation = "003 2.2.2.2, Appendix B (weights per batch, elapsed time)",
+             .c_id = 12,
+             .c_name = "AWF_D",
+             .feedback = ChunkFeedback::ElapsedTime},
+    .make = make_batch,
+};
+extern const Descriptor kAwfEDescriptor{
+    .info = {.technique = Technique::AWF_E,
+             .name = "AWF-E",
+             .legacy_id = 13,
+             .adaptive = true,
+             .equation = "003 2.2.2.2, Appendix B (weights per chunk, elapsed time)",
+             .c_id = 13,
+             .c_name = "AWF_E",
+             .feedback = ChunkFeedback::ElapsedTime},
+    .make = make_chunk,
+};
 
 }  // namespace lb4mpi::detail

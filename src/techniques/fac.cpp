@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "math.hpp"
@@ -166,10 +167,28 @@ class FacRule final : public ChunkRule {
   Index current_ = 0;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_fac(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<FacRule>(shape, params);
 }
+
+void check_fac(Technique t, const TechniqueParams& params, int /*p*/) {
+  check_positive(t, "mu", params.mu);
+  check_positive(t, "sigma", params.sigma, true);
+}
+
+}  // namespace
+
+extern const Descriptor kFacDescriptor{
+    .info = {.technique = Technique::FAC,
+             .name = "FAC",
+             .has_closed_form = true,
+             .batched = true,
+             .equation = "000 Eq. 2.2 (recursive); closed: batch recurrence replayed locally (no "
+                         "closed form in the papers)",
+             .c_id = 101,
+             .c_name = "LB4MPI_FAC_PROB"},
+    .make = make_fac,
+    .check = check_fac,
+};
 
 }  // namespace lb4mpi::detail

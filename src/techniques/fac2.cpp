@@ -38,10 +38,22 @@ class Fac2Rule final : public ChunkRule {
   Index current_ = 0;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_fac2(LoopShape shape, const TechniqueParams& /*params*/) {
   return std::make_unique<Fac2Rule>(shape);
 }
+
+}  // namespace
+
+extern const Descriptor kFac2Descriptor{
+    .info = {.technique = Technique::FAC2,
+             .name = "FAC2",
+             .legacy_id = 7,
+             .has_closed_form = true,
+             .batched = true,
+             .equation = "001 Eq. 7 (recursive), Eq. 15 (closed)",
+             .c_id = 7,
+             .c_name = "FAC"},
+    .make = make_fac2,
+};
 
 }  // namespace lb4mpi::detail

@@ -1,5 +1,6 @@
 // FISS: fixed increase size chunking, `001` Eq. 9 (recursive) and Eq. 19 (closed).
 #include <cmath>
+#include <string>
 
 #include "math.hpp"
 #include "rules.hpp"
@@ -46,10 +47,27 @@ class FissRule final : public ChunkRule {
   bool started_ = false;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_fiss(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<FissRule>(shape, params);
 }
+
+void check_fiss(Technique t, const TechniqueParams& params, int /*p*/) {
+  if (params.fiss_batches < 2)
+    fail(t, "fiss_batches", ">= 2, got " + std::to_string(params.fiss_batches));
+}
+
+}  // namespace
+
+extern const Descriptor kFissDescriptor{
+    .info = {.technique = Technique::FISS,
+             .name = "FISS",
+             .has_closed_form = true,
+             .batched = true,
+             .equation = "001 Eq. 9 (recursive), Eq. 19 (closed)",
+             .c_id = 103,
+             .c_name = "LB4MPI_FISS"},
+    .make = make_fiss,
+    .check = check_fiss,
+};
 
 }  // namespace lb4mpi::detail

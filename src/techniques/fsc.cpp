@@ -1,6 +1,7 @@
 // FSC: fixed-size chunking, `001` Eq. 3.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "math.hpp"
 #include "rules.hpp"
@@ -22,7 +23,6 @@ Index fsc_chunk(LoopShape shape, const TechniqueParams& params) {
 
 class FscRule final : public ChunkRule {
  public:
-  [[nodiscard]] bool constant_size() const override { return true; }
   explicit FscRule(Index chunk) : chunk_(chunk) {}
   Index next(const StepContext& /*ctx*/) override { return chunk_; }
   [[nodiscard]] Index closed(Index /*step*/) const override { return chunk_; }
@@ -31,10 +31,28 @@ class FscRule final : public ChunkRule {
   Index chunk_;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_fsc(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<FscRule>(fsc_chunk(shape, params));
 }
+
+void check_fsc(Technique t, const TechniqueParams& params, int /*p*/) {
+  check_positive(t, "h", params.h, false, "(scheduling overhead) ");
+  check_positive(t, "sigma", params.sigma);
+}
+
+}  // namespace
+
+extern const Descriptor kFscDescriptor{
+    .info = {.technique = Technique::FSC,
+             .name = "FSC",
+             .legacy_id = 2,
+             .has_closed_form = true,
+             .equation = "001 Eq. 3 (to the power 2/3, as its Table 2)",
+             .c_id = 2,
+             .c_name = "FSC",
+             .constant_size = true},
+    .make = make_fsc,
+    .check = check_fsc,
+};
 
 }  // namespace lb4mpi::detail

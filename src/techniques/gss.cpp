@@ -21,10 +21,21 @@ class GssRule final : public ChunkRule {
   LoopShape shape_;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_gss(LoopShape shape, const TechniqueParams& /*params*/) {
   return std::make_unique<GssRule>(shape);
 }
+
+}  // namespace
+
+extern const Descriptor kGssDescriptor{
+    .info = {.technique = Technique::GSS,
+             .name = "GSS",
+             .legacy_id = 4,
+             .has_closed_form = true,
+             .equation = "001 Eq. 4 (recursive), Eq. 14 (closed)",
+             .c_id = 4,
+             .c_name = "GSS"},
+    .make = make_gss,
+};
 
 }  // namespace lb4mpi::detail

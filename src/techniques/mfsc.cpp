@@ -18,7 +18,6 @@ Index mfsc_chunk(LoopShape shape) {
 
 class MfscRule final : public ChunkRule {
  public:
-  [[nodiscard]] bool constant_size() const override { return true; }
   explicit MfscRule(Index chunk) : chunk_(chunk) {}
   Index next(const StepContext& /*ctx*/) override { return chunk_; }
   [[nodiscard]] Index closed(Index /*step*/) const override { return chunk_; }
@@ -27,10 +26,22 @@ class MfscRule final : public ChunkRule {
   Index chunk_;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_mfsc(LoopShape shape, const TechniqueParams& /*params*/) {
   return std::make_unique<MfscRule>(mfsc_chunk(shape));
 }
+
+}  // namespace
+
+extern const Descriptor kMfscDescriptor{
+    .info = {.technique = Technique::mFSC,
+             .name = "mFSC",
+             .legacy_id = 3,
+             .has_closed_form = true,
+             .equation = "003 Appendix B",
+             .c_id = 3,
+             .c_name = "mFSC",
+             .constant_size = true},
+    .make = make_mfsc,
+};
 
 }  // namespace lb4mpi::detail

@@ -1,5 +1,6 @@
-// TechniqueParams::validate: every message names the parameter, the value
-// and the valid range.
+// TechniqueParams::validate: the general checks here, each technique's own in
+// its descriptor. Every message names the parameter, the value and the valid
+// range.
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -7,12 +8,11 @@
 
 #include "lb4mpi/techniques/params.hpp"
 #include "math.hpp"
+#include "rules.hpp"
 
 namespace lb4mpi {
 
-namespace {
-
-std::string show(double v) {
+std::string detail::show(double v) {
   std::ostringstream os;
   os << v;
   return os.str();
@@ -20,11 +20,15 @@ std::string show(double v) {
 
 // `field` is the member's name, and the message starts with the technique:
 // "FISS needs fiss_batches >= 2, got 1".
-[[noreturn]] void fail(Technique t, const char* field, const std::string& what) {
+void detail::fail(Technique t, const char* field, const std::string& what) {
   throw InvalidParameter(field, std::string(name(t)) + " needs " + field + " " + what);
 }
 
-}  // namespace
+void detail::check_positive(Technique t, const char* field, double v, bool zero_ok, const char* what) {
+  if (!std::isfinite(v) || v < 0.0 || (!zero_ok && v == 0.0)) {
+    fail(t, field, std::string(what) + (zero_ok ? ">= 0" : "> 0") + ", got " + show(v));
+  }
+}
 
 std::string_view name(RndBounds b) { return b == RndBounds::Unit ? "unit" : "paper004"; }
 
@@ -37,7 +41,7 @@ RndBounds parse_rnd_bounds(std::string_view text) {
 }
 
 void TechniqueParams::validate(Technique t, Index n, int p) const {
-  if (t != Technique::Auto) (void)info(t);  // throws for an id outside the enum
+  if (t != Technique::Auto) (void)detail::descriptor(t);  // throws for an id outside the enum
   if (n < 0) throw Error("the number of iterations N must be >= 0, got " + std::to_string(n));
   if (n > detail::kMaxIterations) {
     throw Error("the number of iterations N must be <= 2^62 = " +
@@ -49,50 +53,9 @@ void TechniqueParams::validate(Technique t, Index n, int p) const {
     throw InvalidParameter("max_chunk", "max_chunk must be 0 (no maximum) or >= min_chunk = " +
                                             std::to_string(min_chunk) + ", got " + std::to_string(max_chunk));
   }
-  switch (t) {
-    case Technique::FSC:
-      if (!(std::isfinite(h) && h > 0.0)) fail(t, "h", "(scheduling overhead) > 0, got " + show(h));
-      if (!(std::isfinite(sigma) && sigma > 0.0)) fail(t, "sigma", "> 0, got " + show(sigma));
-      break;
-    case Technique::TAP:
-    case Technique::FAC:
-      if (!(std::isfinite(mu) && mu > 0.0)) fail(t, "mu", "> 0, got " + show(mu));
-      if (!(std::isfinite(sigma) && sigma >= 0.0)) fail(t, "sigma", ">= 0, got " + show(sigma));
-      if (t == Technique::TAP && !(std::isfinite(alpha) && alpha >= 0.0))
-        fail(t, "alpha", ">= 0, got " + show(alpha));
-      break;
-    case Technique::FISS:
-      if (fiss_batches < 2) fail(t, "fiss_batches", ">= 2, got " + std::to_string(fiss_batches));
-      break;
-    case Technique::VISS:
-      if (!(std::isfinite(viss_x) && viss_x > 0.0)) fail(t, "viss_x", "> 0, got " + show(viss_x));
-      break;
-    case Technique::PLS:
-      if (!(pls_swr >= 0.0 && pls_swr <= 1.0)) fail(t, "pls_swr", "in [0, 1], got " + show(pls_swr));
-      break;
-    case Technique::RND:
-      if (rnd_bounds != RndBounds::Unit && rnd_bounds != RndBounds::Paper004) {
-        fail(t, "rnd_bounds", "Unit or Paper004, got " + std::to_string(static_cast<int>(rnd_bounds)));
-      }
-      break;
-    case Technique::WF:
-    case Technique::AWF:
-      if (!weights.empty()) {
-        if (weights.size() != static_cast<std::size_t>(p)) {
-          throw InvalidParameter("weights", std::string(name(t)) + " needs " + std::to_string(p) +
-                                                " weights (one per rank), got " + std::to_string(weights.size()));
-        }
-        for (std::size_t r = 0; r < weights.size(); ++r) {
-          if (!(std::isfinite(weights[r]) && weights[r] > 0.0)) {
-            throw InvalidParameter("weights", std::string(name(t)) + " needs positive finite weights, got " +
-                                                  show(weights[r]) + " for rank " + std::to_string(r));
-          }
-        }
-      }
-      break;
-    default:
-      break;
-  }
+  if (t == Technique::Auto) return;
+  const detail::Descriptor& d = detail::descriptor(t);
+  if (d.check != nullptr) d.check(t, *this, p);
 }
 
 }  // namespace lb4mpi

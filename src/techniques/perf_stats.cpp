@@ -54,12 +54,11 @@ void PerfTable::add_chunk(int r, const ChunkTiming& t, double work_time) {
   RankStats& s = stats_[static_cast<std::size_t>(r)];
   const Terms& terms = terms_[static_cast<std::size_t>(r)];
   const double n = static_cast<double>(t.size);
-  const double mean_before = terms.af ? terms.mean : 0.0;  // == s.mu() (0 without chunks)
+  const double mean_before = terms.af.in ? terms.mean : 0.0;  // == s.mu() (0 without chunks)
   const double w_before = static_cast<double>(s.iterations);
   s.chunks += 1;
   s.iterations += t.size;
   s.work_time += work_time;
-  s.sum_n_mean_sq += work_time * (work_time / n);  // n m^2
   const double w_after = static_cast<double>(s.iterations);
   const double e = work_time - n * mean_before;   // n (m - mean_before)
   s.m2 += e * e * (w_before / (n * w_after));
@@ -108,125 +107,85 @@ void PerfTable::update_af(int r) { update_af(r, stats_[static_cast<std::size_t>(
 // time, 1/(k - 1), and the mean itself, computed by the caller) do not
 // depend on each other.
 void PerfTable::update_af(int r, double mean) {
-  Terms& t = terms_[static_cast<std::size_t>(r)];
   const RankStats& s = stats_[static_cast<std::size_t>(r)];
-  if (t.af) {
-    af_.sum_a -= t.inv_mu;
-    af_.sum_b -= t.sigma2_over_mu;
-  } else {
-    t.af = true;
-    ++af_.count;
-  }
-  const double old_mu = t.mu;
+  terms_[static_cast<std::size_t>(r)].mean = mean;
   const bool tiny = !(mean >= kMinIterationTime);
-  t.mean = mean;
-  t.mu = tiny ? kMinIterationTime : mean;
-  t.inv_mu = tiny ? 1.0 / kMinIterationTime : static_cast<double>(s.iterations) / s.work_time;
+  const double inv_mu = tiny ? 1.0 / kMinIterationTime : static_cast<double>(s.iterations) / s.work_time;
   // sigma^2 / mu = m2 / (k - 1) / mu, as one product so that only a
   // multiplication waits for m2.
   const double inv_k1 = s.chunks < 2 ? 0.0 : 1.0 / static_cast<double>(s.chunks - 1);
-  t.sigma2_over_mu = std::max(0.0, s.m2) * (inv_k1 * t.inv_mu);
-  af_.sum_a += t.inv_mu;
-  af_.sum_b += t.sigma2_over_mu;
-  if (af_.count == ranks()) return;  // nobody borrows the slowest rank's figures
-  af_.candidates.emplace_back(t.mu, -r);
-  std::push_heap(af_.candidates.begin(), af_.candidates.end());
-  const int slow = af_.slowest;
+  update(af_, &Terms::af, r, mean, inv_mu, std::max(0.0, s.m2) * (inv_k1 * inv_mu));
+}
+
+void PerfTable::update_weighted(int r) {
+  const RankStats& s = stats_[static_cast<std::size_t>(r)];
+  if (s.weighted_size <= 0.0) return;
+  const double wap = s.weighted_time / s.weighted_size;  // == s.weighted_performance()
+  const double inv = !(wap >= kMinIterationTime) ? 1.0 / kMinIterationTime : s.weighted_size / s.weighted_time;
+  update(weighted_, &Terms::weighted, r, wap, inv, 0.0);
+}
+
+void PerfTable::update(Aggregate& a, Which which, int r, double value, double inv, double extra) {
+  Term& t = terms_[static_cast<std::size_t>(r)].*which;
+  if (t.in) {
+    a.sum_a -= t.inv;
+    a.sum_b -= t.extra;
+  } else {
+    t.in = true;
+    ++a.count;
+  }
+  const double old_value = t.value;
+  t.value = value >= kMinIterationTime ? value : kMinIterationTime;
+  t.inv = inv;
+  t.extra = extra;
+  a.sum_a += t.inv;
+  a.sum_b += t.extra;
+  if (a.count == ranks()) return;  // nobody borrows the slowest rank's figures
+  a.candidates.emplace_back(t.value, -r);
+  std::push_heap(a.candidates.begin(), a.candidates.end());
+  const int slow = a.slowest;
   if (slow == r) {
-    if (t.mu < old_mu) {  // the slowest got faster: find the new one
-      af_.slowest = slowest_candidate(af_, [](const Terms& x) { return x.af ? x.mu : -1.0; });
-    }
-  } else if (slow < 0 || t.mu >= terms_[static_cast<std::size_t>(slow)].mu) {
-    af_.slowest = r;
+    if (t.value < old_value) a.slowest = slowest_candidate(a, which);  // the slowest got faster
+  } else if (slow < 0 || t.value >= (terms_[static_cast<std::size_t>(slow)].*which).value) {
+    a.slowest = r;
   }
 }
 
-template <class Key>
-int PerfTable::slowest_candidate(Aggregate& a, Key key) {
+int PerfTable::slowest_candidate(Aggregate& a, Which which) {
   auto& heap = a.candidates;
   while (!heap.empty()) {
     const auto [value, minus_rank] = heap.front();
-    if (key(terms_[static_cast<std::size_t>(-minus_rank)]) == value) return -minus_rank;
+    const Term& t = terms_[static_cast<std::size_t>(-minus_rank)].*which;
+    if (t.in && t.value == value) return -minus_rank;
     std::pop_heap(heap.begin(), heap.end());
     heap.pop_back();
   }
   return -1;  // not reached while some rank is measured: its current value is in the heap
 }
 
-template <class Key>
-void PerfTable::rebuild_candidates(Aggregate& a, Key key) {
-  a.candidates.clear();
-  for (int r = 0; r < ranks(); ++r) {
-    const double value = key(terms_[static_cast<std::size_t>(r)]);
-    if (value >= 0.0) a.candidates.emplace_back(value, -r);
-  }
-  std::make_heap(a.candidates.begin(), a.candidates.end());
-}
-
-void PerfTable::update_weighted(int r) {
-  Terms& t = terms_[static_cast<std::size_t>(r)];
-  const RankStats& s = stats_[static_cast<std::size_t>(r)];
-  if (s.weighted_size <= 0.0) return;
-  if (t.weighted) {
-    weighted_.sum_a -= t.inv_wap;
-  } else {
-    t.weighted = true;
-    ++weighted_.count;
-  }
-  const double old_wap = t.wap;
-  const double wap = s.weighted_time / s.weighted_size;  // == s.weighted_performance()
-  const bool tiny = !(wap >= kMinIterationTime);
-  t.wap = tiny ? kMinIterationTime : wap;
-  t.inv_wap = tiny ? 1.0 / kMinIterationTime : s.weighted_size / s.weighted_time;
-  weighted_.sum_a += t.inv_wap;
-  if (weighted_.count == ranks()) return;
-  weighted_.candidates.emplace_back(t.wap, -r);
-  std::push_heap(weighted_.candidates.begin(), weighted_.candidates.end());
-  const int slow = weighted_.slowest;
-  if (slow == r) {
-    if (t.wap < old_wap) {  // the slowest got faster: find the new one
-      weighted_.slowest = slowest_candidate(weighted_, [](const Terms& x) { return x.weighted ? x.wap : -1.0; });
-    }
-  } else if (slow < 0 || t.wap >= terms_[static_cast<std::size_t>(slow)].wap) {
-    weighted_.slowest = r;
-  }
-}
-
 // Subtracting and adding terms drifts by rounding; an exact rebuild every
 // max(P, 1024) updates keeps the sums honest at amortized O(1).
 void PerfTable::note_update() {
   if (++updates_since_rebuild_ < std::max<Index>(ranks(), 1024)) return;
-  rebuild_af();
-  rebuild_weighted();
+  rebuild(af_, &Terms::af);
+  rebuild(weighted_, &Terms::weighted);
 }
 
-void PerfTable::rebuild_af() {
-  af_ = Aggregate{};
+void PerfTable::rebuild(Aggregate& a, Which which) {
+  a = Aggregate{};
   for (int r = 0; r < ranks(); ++r) {
-    const Terms& t = terms_[static_cast<std::size_t>(r)];
-    if (!t.af) continue;
-    ++af_.count;
-    af_.sum_a += t.inv_mu;
-    af_.sum_b += t.sigma2_over_mu;
-    if (af_.slowest < 0 || t.mu > terms_[static_cast<std::size_t>(af_.slowest)].mu) af_.slowest = r;
+    const Term& t = terms_[static_cast<std::size_t>(r)].*which;
+    if (!t.in) continue;
+    ++a.count;
+    a.sum_a += t.inv;
+    a.sum_b += t.extra;
+    if (a.slowest < 0 || t.value > (terms_[static_cast<std::size_t>(a.slowest)].*which).value) a.slowest = r;
+    a.candidates.emplace_back(t.value, -r);
   }
-  if (af_.count < ranks()) rebuild_candidates(af_, [](const Terms& x) { return x.af ? x.mu : -1.0; });
-  updates_since_rebuild_ = 0;
-}
-
-void PerfTable::rebuild_weighted() {
-  weighted_ = Aggregate{};
-  for (int r = 0; r < ranks(); ++r) {
-    const Terms& t = terms_[static_cast<std::size_t>(r)];
-    if (!t.weighted) continue;
-    ++weighted_.count;
-    weighted_.sum_a += t.inv_wap;
-    if (weighted_.slowest < 0 || t.wap > terms_[static_cast<std::size_t>(weighted_.slowest)].wap) {
-      weighted_.slowest = r;
-    }
-  }
-  if (weighted_.count < ranks()) {
-    rebuild_candidates(weighted_, [](const Terms& x) { return x.weighted ? x.wap : -1.0; });
+  if (a.count < ranks()) {
+    std::make_heap(a.candidates.begin(), a.candidates.end());
+  } else {
+    a.candidates.clear();
   }
   updates_since_rebuild_ = 0;
 }
@@ -251,13 +210,12 @@ void PerfTable::start_new_execution() {
     s.chunks = 0;
     s.iterations = 0;
     s.work_time = 0.0;
-    s.sum_n_mean_sq = 0.0;
     s.m2 = 0.0;
     s.time_step_recorded = false;
   }
   for (Terms& t : terms_) {
-    t.af = false;
-    t.mean = t.mu = t.inv_mu = t.sigma2_over_mu = 0.0;
+    t.af = Term{};
+    t.mean = 0.0;
   }
   af_ = Aggregate{};
 }
@@ -265,12 +223,12 @@ void PerfTable::start_new_execution() {
 // The counts exactly (detail::put_index), so that a replica computes what
 // the original would.
 void PerfTable::save(std::vector<double>& out) const {
-  out.reserve(out.size() + 12 * stats_.size());
+  out.reserve(out.size() + 11 * stats_.size());
   for (const RankStats& s : stats_) {
     detail::put_index(out, s.chunks);
     detail::put_index(out, s.iterations);
     detail::put_index(out, s.weighted_count);
-    out.insert(out.end(), {s.work_time, s.sum_n_mean_sq, s.m2, s.time_step_recorded ? 1.0 : 0.0,
+    out.insert(out.end(), {s.work_time, s.m2, s.time_step_recorded ? 1.0 : 0.0,
                            s.weighted_time, s.weighted_size});
   }
 }
@@ -285,17 +243,16 @@ void PerfTable::load(const double*& at) {
     s.iterations = detail::take_index(at);
     s.weighted_count = detail::take_index(at);
     s.work_time = at[0];
-    s.sum_n_mean_sq = at[1];
-    s.m2 = at[2];
-    s.time_step_recorded = at[3] != 0.0;
-    s.weighted_time = at[4];
-    s.weighted_size = at[5];
-    at += 6;
+    s.m2 = at[1];
+    s.time_step_recorded = at[2] != 0.0;
+    s.weighted_time = at[3];
+    s.weighted_size = at[4];
+    at += 5;
     if (s.chunks > 0) update_af(r);
     update_weighted(r);
   }
-  rebuild_af();
-  rebuild_weighted();
+  rebuild(af_, &Terms::af);
+  rebuild(weighted_, &Terms::weighted);
 }
 
 void PerfTable::reset() {

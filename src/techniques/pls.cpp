@@ -2,6 +2,7 @@
 // A static part of P equal chunks, then GSS over the rest.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "math.hpp"
 #include "rules.hpp"
@@ -50,10 +51,26 @@ class PlsRule final : public ChunkRule {
   Index dynamic_part_;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_pls(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<PlsRule>(shape, params);
 }
+
+void check_pls(Technique t, const TechniqueParams& params, int /*p*/) {
+  if (!(params.pls_swr >= 0.0 && params.pls_swr <= 1.0))
+    fail(t, "pls_swr", "in [0, 1], got " + show(params.pls_swr));
+}
+
+}  // namespace
+
+extern const Descriptor kPlsDescriptor{
+    .info = {.technique = Technique::PLS,
+             .name = "PLS",
+             .has_closed_form = true,
+             .equation = "001 Eq. 13 (recursive), Eq. 21 (closed)",
+             .c_id = 106,
+             .c_name = "LB4MPI_PLS"},
+    .make = make_pls,
+    .check = check_pls,
+};
 
 }  // namespace lb4mpi::detail

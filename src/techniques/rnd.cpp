@@ -1,6 +1,7 @@
 // RND: random chunk sizes, `001` Eq. 12 (and `004` for the original bounds).
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "math.hpp"
 #include "rules.hpp"
@@ -41,10 +42,28 @@ class RndRule final : public ChunkRule {
   Index high_ = 1;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_rnd(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<RndRule>(shape, params);
 }
+
+void check_rnd(Technique t, const TechniqueParams& params, int /*p*/) {
+  if (params.rnd_bounds != RndBounds::Unit && params.rnd_bounds != RndBounds::Paper004) {
+    fail(t, "rnd_bounds",
+         "Unit or Paper004, got " + std::to_string(static_cast<int>(params.rnd_bounds)));
+  }
+}
+
+}  // namespace
+
+extern const Descriptor kRndDescriptor{
+    .info = {.technique = Technique::RND,
+             .name = "RND",
+             .has_closed_form = true,
+             .equation = "001 Eq. 12",
+             .c_id = 105,
+             .c_name = "LB4MPI_RND"},
+    .make = make_rnd,
+    .check = check_rnd,
+};
 
 }  // namespace lb4mpi::detail

@@ -30,10 +30,22 @@ class StaticRule final : public ChunkRule {
   Index extra_;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_static(LoopShape shape, const TechniqueParams& /*params*/) {
   return std::make_unique<StaticRule>(shape);
 }
+
+}  // namespace
+
+extern const Descriptor kStaticDescriptor{
+    .info = {.technique = Technique::STATIC,
+             .name = "STATIC",
+             .legacy_id = 0,
+             .has_closed_form = true,
+             .upfront = true,
+             .equation = "001 Eq. 1",
+             .c_id = 0,
+             .c_name = "STATIC"},
+    .make = make_static,
+};
 
 }  // namespace lb4mpi::detail

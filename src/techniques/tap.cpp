@@ -1,6 +1,7 @@
 // TAP: taper, `001` Eq. 5 (recursive, on GSS Eq. 4) and Eq. 16 (closed, on GSS Eq. 14).
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "math.hpp"
 #include "rules.hpp"
@@ -60,10 +61,27 @@ class TapRule final : public ChunkRule {
   Index closed_n_;  ///< N + floor(S), the length of the GSS series the closed form tapers
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_tap(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<TapRule>(shape, params);
 }
+
+void check_tap(Technique t, const TechniqueParams& params, int /*p*/) {
+  check_positive(t, "mu", params.mu);
+  check_positive(t, "sigma", params.sigma, true);
+  check_positive(t, "alpha", params.alpha, true);
+}
+
+}  // namespace
+
+extern const Descriptor kTapDescriptor{
+    .info = {.technique = Technique::TAP,
+             .name = "TAP",
+             .has_closed_form = true,
+             .equation = "001 Eq. 5 (recursive), Eq. 16 (closed)",
+             .c_id = 100,
+             .c_name = "LB4MPI_TAP"},
+    .make = make_tap,
+    .check = check_tap,
+};
 
 }  // namespace lb4mpi::detail

@@ -1,54 +1,53 @@
-// Names, `000` Table 4.1 ids and facts of the techniques; parsing.
+// The technique table, collected from the techniques' descriptors; names,
+// `000` Table 4.1 ids and parsing.
 #include "lb4mpi/techniques/technique.hpp"
 
 #include <cctype>
 #include <charconv>
+#include <stdexcept>
 #include <string>
+
+#include "rules.hpp"
 
 namespace lb4mpi {
 
 namespace {
 
-using T = Technique;
+// Every technique's descriptor, in any order: the table is indexed by
+// TechniqueInfo::technique.
+const std::array<const detail::Descriptor*, kTechniqueCount> kDescriptors = {
+    &detail::kStaticDescriptor, &detail::kSsDescriptor,   &detail::kFscDescriptor,
+    &detail::kMfscDescriptor,   &detail::kGssDescriptor,  &detail::kTapDescriptor,
+    &detail::kTssDescriptor,    &detail::kFacDescriptor,  &detail::kFac2Descriptor,
+    &detail::kTfssDescriptor,   &detail::kFissDescriptor, &detail::kVissDescriptor,
+    &detail::kWfDescriptor,     &detail::kAwfDescriptor,  &detail::kAwfBDescriptor,
+    &detail::kAwfCDescriptor,   &detail::kAwfDDescriptor, &detail::kAwfEDescriptor,
+    &detail::kAfDescriptor,     &detail::kRndDescriptor,  &detail::kPlsDescriptor,
+};
 
-// technique, name, legacy id, closed form, adaptive, batched, up front, equation
-constexpr std::array<TechniqueInfo, kTechniqueCount> kInfo = {{
-    {T::STATIC, "STATIC", 0, true, false, false, true, "001 Eq. 1"},
-    {T::SS, "SS", 1, true, false, false, false, "001 Eq. 2"},
-    {T::FSC, "FSC", 2, true, false, false, false, "001 Eq. 3 (to the power 2/3, as its Table 2)"},
-    {T::mFSC, "mFSC", 3, true, false, false, false, "003 Appendix B"},
-    {T::GSS, "GSS", 4, true, false, false, false, "001 Eq. 4 (recursive), Eq. 14 (closed)"},
-    {T::TAP, "TAP", -1, true, false, false, false, "001 Eq. 5 (recursive), Eq. 16 (closed)"},
-    {T::TSS, "TSS", 5, true, false, false, false, "001 Eq. 6 (recursive), Eq. 17 (closed)"},
-    {T::FAC, "FAC", -1, true, false, true, false,
-     "000 Eq. 2.2 (recursive); closed: batch recurrence replayed locally (no closed form in the "
-     "papers)"},
-    {T::FAC2, "FAC2", 7, true, false, true, false, "001 Eq. 7 (recursive), Eq. 15 (closed)"},
-    {T::TFSS, "TFSS", -1, true, false, true, false, "001 Eq. 8 (recursive), Eq. 18 (closed)"},
-    {T::FISS, "FISS", -1, true, false, true, false, "001 Eq. 9 (recursive), Eq. 19 (closed)"},
-    {T::VISS, "VISS", -1, true, false, true, false, "001 Eq. 10 (recursive), Eq. 20 (closed)"},
-    {T::WF, "WF", 8, false, false, true, false, "003 2.2.2.1 (FAC2 batches, fixed weights)"},
-    {T::AWF, "AWF", 9, false, true, true, false, "003 2.2.2.2, Appendix B (weights per time step)"},
-    {T::AWF_B, "AWF-B", 10, false, true, true, false,
-     "003 2.2.2.2, Appendix B (weights per batch, work time)"},
-    {T::AWF_C, "AWF-C", 11, false, true, false, false,
-     "003 2.2.2.2, Appendix B (weights per chunk, work time)"},
-    {T::AWF_D, "AWF-D", 12, false, true, true, false,
-     "003 2.2.2.2, Appendix B (weights per batch, elapsed time)"},
-    {T::AWF_E, "AWF-E", 13, false, true, false, false,
-     "003 2.2.2.2, Appendix B (weights per chunk, elapsed time)"},
-    {T::AF, "AF", 14, false, true, false, false, "001 Eq. 11"},
-    {T::RND, "RND", -1, true, false, false, false, "001 Eq. 12"},
-    {T::PLS, "PLS", -1, true, false, false, false, "001 Eq. 13 (recursive), Eq. 21 (closed)"},
-}};
-
-constexpr bool table_in_enum_order() {
-  for (std::size_t i = 0; i < kInfo.size(); ++i) {
-    if (static_cast<std::size_t>(kInfo[i].technique) != i) return false;
+// The descriptors in the order of enum class Technique, and their facts.
+// Built on first use (the descriptors are constant-initialized, so any
+// static initializer may ask); a technique missing or stated twice is a
+// programming error caught by the first unit test.
+struct Registry {
+  std::array<const detail::Descriptor*, kTechniqueCount> by_technique{};
+  std::array<TechniqueInfo, kTechniqueCount> infos{};
+  Registry() {
+    for (const detail::Descriptor* d : kDescriptors) {
+      const auto index = static_cast<std::size_t>(d->info.technique);
+      if (index >= kTechniqueCount || by_technique[index] != nullptr) {
+        throw std::logic_error("technique descriptors: " + std::string(d->info.name) + " out of place");
+      }
+      by_technique[index] = d;
+      infos[index] = d->info;
+    }
   }
-  return true;
+};
+
+const Registry& registry() {
+  static const Registry kRegistry;
+  return kRegistry;
 }
-static_assert(table_in_enum_order(), "kInfo must follow the order of enum class Technique");
 
 // Upper case, '_' read as '-', surrounding blanks dropped.
 std::string normalize(std::string_view text) {
@@ -84,7 +83,7 @@ std::string printable(std::string_view text) {
 
 std::string valid_ids() {
   std::string out;
-  for (const auto& ti : kInfo) {
+  for (const auto& ti : all_techniques()) {
     if (ti.legacy_id < 0) continue;
     if (!out.empty()) out += ", ";
     out += std::to_string(ti.legacy_id) + " " + std::string(ti.name);
@@ -94,15 +93,20 @@ std::string valid_ids() {
 
 }  // namespace
 
-const std::array<TechniqueInfo, kTechniqueCount>& all_techniques() { return kInfo; }
+const std::array<TechniqueInfo, kTechniqueCount>& all_techniques() { return registry().infos; }
 
-const TechniqueInfo& info(Technique t) {
+const detail::Descriptor& detail::descriptor(Technique t) {
   if (t == Technique::Auto) {
     throw Error("auto is not a chunk-size technique: a loop's front end picks one for each execution");
   }
   const auto index = static_cast<std::size_t>(t);
-  if (index >= kInfo.size()) throw Error("unknown technique id " + std::to_string(index));
-  return kInfo[index];
+  if (index >= kTechniqueCount) throw Error("unknown technique id " + std::to_string(index));
+  return *registry().by_technique[index];
+}
+
+const TechniqueInfo& info(Technique t) {
+  (void)detail::descriptor(t);  // throws for Auto and ids outside the enum
+  return registry().infos[static_cast<std::size_t>(t)];
 }
 
 std::string_view name(Technique t) { return t == Technique::Auto ? std::string_view("auto") : info(t).name; }
@@ -112,13 +116,13 @@ Technique parse_technique(std::string_view text) {
   int id = -1;
   const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
   if (!key.empty() && ec == std::errc() && end == key.data() + key.size()) {
-    for (const auto& ti : kInfo) {
+    for (const auto& ti : all_techniques()) {
       if (ti.legacy_id == id && id >= 0) return ti.technique;
     }
   } else {
     if (key == "WFAC") return Technique::WF;  // the name `000` Table 4.1 uses
     if (key == "AUTO") return Technique::Auto;
-    for (const auto& ti : kInfo) {
+    for (const auto& ti : all_techniques()) {
       if (normalize(ti.name) == key) return ti.technique;
     }
   }
@@ -130,7 +134,7 @@ Technique parse_technique(std::string_view text) {
 
 std::string valid_technique_names() {
   std::string out;
-  for (const auto& ti : kInfo) {
+  for (const auto& ti : all_techniques()) {
     if (!out.empty()) out += ", ";
     out += ti.name;
   }

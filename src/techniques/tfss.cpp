@@ -9,7 +9,6 @@ namespace {
 
 class TfssRule final : public ChunkRule {
  public:
-  [[nodiscard]] bool step_only() const override { return true; }
   explicit TfssRule(LoopShape shape) : p_(shape.p), tss_(shape.n, shape.p) {}
 
   // `001` Eq. 8: at i mod P = 0 the mean of the next P TSS chunks, else K_{i-1}.
@@ -40,10 +39,22 @@ class TfssRule final : public ChunkRule {
   Index current_ = 0;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_tfss(LoopShape shape, const TechniqueParams& /*params*/) {
   return std::make_unique<TfssRule>(shape);
 }
+
+}  // namespace
+
+extern const Descriptor kTfssDescriptor{
+    .info = {.technique = Technique::TFSS,
+             .name = "TFSS",
+             .has_closed_form = true,
+             .batched = true,
+             .equation = "001 Eq. 8 (recursive), Eq. 18 (closed)",
+             .c_id = 102,
+             .c_name = "LB4MPI_TFSS",
+             .step_only = true},
+    .make = make_tfss,
+};
 
 }  // namespace lb4mpi::detail

@@ -7,7 +7,6 @@ namespace {
 
 class TssRule final : public ChunkRule {
  public:
-  [[nodiscard]] bool step_only() const override { return true; }
   explicit TssRule(LoopShape shape) : seq_(shape.n, shape.p) {}
 
   // `001` Eq. 6: K_i = K_{i-1} - C, K_0 = ceil(N/(2P)), never below K_{S-1} = 1.
@@ -31,10 +30,22 @@ class TssRule final : public ChunkRule {
   Index current_ = 0;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_tss(LoopShape shape, const TechniqueParams& /*params*/) {
   return std::make_unique<TssRule>(shape);
 }
+
+}  // namespace
+
+extern const Descriptor kTssDescriptor{
+    .info = {.technique = Technique::TSS,
+             .name = "TSS",
+             .legacy_id = 5,
+             .has_closed_form = true,
+             .equation = "001 Eq. 6 (recursive), Eq. 17 (closed)",
+             .c_id = 5,
+             .c_name = "TSS",
+             .step_only = true},
+    .make = make_tss,
+};
 
 }  // namespace lb4mpi::detail

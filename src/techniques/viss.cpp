@@ -1,5 +1,6 @@
 // VISS: variable increase size chunking, `001` Eq. 10 (recursive) and Eq. 20 (closed).
 #include <cmath>
+#include <string>
 
 #include "math.hpp"
 #include "rules.hpp"
@@ -46,10 +47,26 @@ class VissRule final : public ChunkRule {
   bool started_ = false;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_viss(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<VissRule>(shape, params);
 }
+
+void check_viss(Technique t, const TechniqueParams& params, int /*p*/) {
+  check_positive(t, "viss_x", params.viss_x);
+}
+
+}  // namespace
+
+extern const Descriptor kVissDescriptor{
+    .info = {.technique = Technique::VISS,
+             .name = "VISS",
+             .has_closed_form = true,
+             .batched = true,
+             .equation = "001 Eq. 10 (recursive), Eq. 20 (closed)",
+             .c_id = 104,
+             .c_name = "LB4MPI_VISS"},
+    .make = make_viss,
+    .check = check_viss,
+};
 
 }  // namespace lb4mpi::detail

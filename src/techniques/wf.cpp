@@ -2,6 +2,7 @@
 // for time-stepping loops, `003` §2.2.2.2 and Appendix B): FAC2 batches
 // (`001` Eq. 7) whose chunk is scaled by the requesting rank's weight.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "math.hpp"
@@ -14,10 +15,6 @@ namespace {
 class WeightedFactoringRule final : public ChunkRule {
  public:
   // AWF: weights from whole time steps; chunks feed mu and sigma only.
-  [[nodiscard]] ChunkFeedback feedback() const override {
-    return adaptive_ ? ChunkFeedback::MeanAndSigma : ChunkFeedback::WorkTime;
-  }
-  [[nodiscard]] bool learns_from_time_steps() const override { return adaptive_; }
   // Weights from params.weights normalized to sum to P (empty: all 1).
   WeightedFactoringRule(LoopShape shape, const TechniqueParams& params, bool adaptive)
       : p_(shape.p),
@@ -105,8 +102,6 @@ class WeightedFactoringRule final : public ChunkRule {
   Fac2Batch batch_;
 };
 
-}  // namespace
-
 std::unique_ptr<ChunkRule> make_wf(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<WeightedFactoringRule>(shape, params, false);
 }
@@ -114,5 +109,51 @@ std::unique_ptr<ChunkRule> make_wf(LoopShape shape, const TechniqueParams& param
 std::unique_ptr<ChunkRule> make_awf(LoopShape shape, const TechniqueParams& params) {
   return std::make_unique<WeightedFactoringRule>(shape, params, true);
 }
+
+// WF, AWF: one positive finite weight per rank, or none (all 1).
+void check_weights(Technique t, const TechniqueParams& params, int p) {
+  const std::vector<double>& weights = params.weights;
+  if (weights.empty()) return;
+  if (weights.size() != static_cast<std::size_t>(p)) {
+    throw InvalidParameter("weights", std::string(name(t)) + " needs " + std::to_string(p) +
+                                          " weights (one per rank), got " +
+                                          std::to_string(weights.size()));
+  }
+  for (std::size_t r = 0; r < weights.size(); ++r) {
+    if (!(std::isfinite(weights[r]) && weights[r] > 0.0)) {
+      throw InvalidParameter("weights", std::string(name(t)) +
+                                            " needs positive finite weights, got " +
+                                            show(weights[r]) + " for rank " + std::to_string(r));
+    }
+  }
+}
+
+}  // namespace
+
+extern const Descriptor kWfDescriptor{
+    .info = {.technique = Technique::WF,
+             .name = "WF",
+             .legacy_id = 8,
+             .batched = true,
+             .equation = "003 2.2.2.1 (FAC2 batches, fixed weights)",
+             .c_id = 8,
+             .c_name = "WF"},
+    .make = make_wf,
+    .check = check_weights,
+};
+extern const Descriptor kAwfDescriptor{
+    .info = {.technique = Technique::AWF,
+             .name = "AWF",
+             .legacy_id = 9,
+             .adaptive = true,
+             .batched = true,
+             .equation = "003 2.2.2.2, Appendix B (weights per time step)",
+             .c_id = 9,
+             .c_name = "AWF",
+             .feedback = ChunkFeedback::MeanAndSigma,
+             .learns_from_time_steps = true},
+    .make = make_awf,
+    .check = check_weights,
+};
 
 }  // namespace lb4mpi::detail

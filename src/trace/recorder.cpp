@@ -72,14 +72,12 @@ void Recorder::chunk(std::int64_t start, Index size, double t_request, double t_
   r.t_end = t_begin;
   current_ = records_.size();
   run_ = current_;
-  mark_ = rt::pieces_ended();
   records_.push_back(r);
 }
 
-void Recorder::piece(double t_begin, double t_end) {
-  const std::uint64_t before = rt::pieces_ended();
+void Recorder::piece(double t_begin, double t_end, bool resumed) {
   if (current_ >= records_.size()) return;
-  if (before == mark_ && run_ < records_.size()) {
+  if (!resumed && run_ < records_.size()) {
     records_[run_].t_end = t_end;  // the run goes on
   } else {
     // Another loop's piece ran since this chunk's last piece: a new run.
@@ -93,7 +91,6 @@ void Recorder::piece(double t_begin, double t_end) {
     run_ = records_.size();
     records_.push_back(r);
   }
-  mark_ = before + 1;  // this piece is counted once it ended
 }
 
 void Recorder::serve(double t0, double t1) {

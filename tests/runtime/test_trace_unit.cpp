@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "lb4mpi/techniques/chunk_calculator.hpp"
 #include "lb4mpi/techniques/technique.hpp"
-#include "runtime/observer.hpp"
 #include "trace/gather.hpp"
 #include "trace/recorder.hpp"
 
@@ -24,17 +24,30 @@ Options traced() {
   return o;
 }
 
-// A piece as an execution reports it: to its recorder, then counted for
-// every loop of the thread (rt::count_piece).
-void piece(Recorder& r, double t_begin, double t_end) {
-  r.piece(t_begin, t_end);
-  rt::count_piece();
+// What the runtime tells the recorders (rt::Execution): the thread counts
+// the pieces that ended, over every loop; each loop keeps the count after its
+// last chunk or piece, and a piece is `resumed` when another loop's piece
+// ended in between.
+std::uint64_t g_ended = 0;
+std::map<const Recorder*, std::uint64_t> g_mark;
+
+void chunk(Recorder& r, std::int64_t start, Index size, double t_request, double t_begin) {
+  r.chunk(start, size, t_request, t_begin);
+  g_mark[&r] = g_ended;
 }
+
+void piece(Recorder& r, double t_begin, double t_end) {
+  r.piece(t_begin, t_end, g_ended != g_mark[&r]);
+  g_mark[&r] = ++g_ended;
+}
+
+// A piece of a loop without a recorder: counted all the same.
+void untraced_piece() { ++g_ended; }
 
 TEST(Recorder, PiecesOfOneChunkFormOneRun) {
   Recorder a(traced(), 0, 0);
   a.begin(0, 1000, 4);
-  a.chunk(10, 30, 1.0, 1.5);
+  chunk(a, 10, 30, 1.0, 1.5);
   piece(a, 1.5, 2.0);
   a.serve(2.0, 2.25);  // the coordinator serves between its pieces
   piece(a, 2.25, 3.0);
@@ -55,15 +68,15 @@ TEST(Recorder, AnotherLoopsPieceStartsAContinuation) {
   Recorder b(traced(), 4, 1);
   a.begin(0, 1000, 4);
   b.begin(0, 1000, 4);
-  a.chunk(0, 100, 0.0, 1.0);
+  chunk(a, 0, 100, 0.0, 1.0);
   piece(a, 1.0, 2.0);
-  b.chunk(500, 50, 2.0, 2.1);
+  chunk(b, 500, 50, 2.0, 2.1);
   piece(b, 2.1, 3.0);   // loop 4's piece: loop 3's chunk is interrupted
   piece(a, 3.0, 4.0);   // continuation 1
   piece(a, 4.0, 4.5);   // ... which goes on
   piece(b, 4.5, 5.0);   // loop 4: continuation too
   piece(a, 5.0, 6.0);   // continuation 2
-  a.chunk(100, 80, 6.0, 6.5);  // next chunk of loop 3: a new chunk record
+  chunk(a, 100, 80, 6.0, 6.5);  // next chunk of loop 3: a new chunk record
   piece(a, 6.5, 7.0);
 
   const auto& ra = a.records();
@@ -110,9 +123,9 @@ TEST(Recorder, PiecesOfAnUntracedLoopAlsoInterrupt) {
   Recorder a(traced(), 0, 0);
   a.begin(0, 100, 2);
   EXPECT_FALSE(tracing(Options{}));  // an untraced loop has no recorder ...
-  a.chunk(0, 10, 0.0, 0.0);
+  chunk(a, 0, 10, 0.0, 0.0);
   piece(a, 0.0, 1.0);
-  rt::count_piece();  // ... but its pieces are counted
+  untraced_piece();  // ... but its pieces are counted
   piece(a, 2.0, 3.0);
   ASSERT_EQ(a.records().size(), 2U);
   EXPECT_EQ(a.records()[0].t_end, 1.0);

@@ -108,6 +108,7 @@ class Execution {
   std::unique_ptr<ReportExchange> exchange_;
   ChunkObserver* observer_;
   std::unique_ptr<FaultInjector> fault_;  // failure injection, when this rank is a victim (runtime/fault.hpp)
+  std::uint64_t observed_mark_ = 0;  // pieces ended on this thread after the observer's last piece or chunk
 
   ResultStore results_;
   bool timed_ = false;  // every piece and acquire is timed (adaptive technique or observer)

@@ -8,14 +8,6 @@
 
 namespace lb4mpi::rt {
 
-/// Pieces that ended on this thread so far, over every loop, observed or
-/// not: an observer whose chunk sees this count move between two of its
-/// pieces knows that another loop's piece ran in between. The count moves
-/// after the observer heard of the piece (ChunkObserver::piece).
-std::uint64_t pieces_ended();
-/// Counts one more ended piece (Execution does, for every piece).
-void count_piece();
-
 class ChunkObserver {
  public:
   /// The process-wide time origin the observer's times count from.
@@ -25,8 +17,11 @@ class ChunkObserver {
   /// A new chunk [start, start + size) (absolute indices) was obtained from
   /// t_request to t_begin.
   virtual void chunk(std::int64_t start, Index size, double t_request, double t_begin) = 0;
-  /// A piece of the current chunk ran from t_begin to t_end.
-  virtual void piece(double t_begin, double t_end) = 0;
+  /// A piece of the current chunk ran from t_begin to t_end. `resumed`: a
+  /// piece of another loop ended on this thread since this chunk's previous
+  /// piece (or since the chunk was obtained), so this piece starts a new run
+  /// of the chunk (asynchronous loops interleave their pieces).
+  virtual void piece(double t_begin, double t_end, bool resumed) = 0;
   /// The coordinator served other ranks from t0 to t1.
   virtual void serve(double t0, double t1) = 0;
 

@@ -68,9 +68,9 @@ class Recorder final : public rt::ChunkObserver {
   void begin(std::int32_t step, Index n, int p) override;
   void chunk(std::int64_t start, Index size, double t_request, double t_begin) override;
   /// A piece of the current chunk ran from t_begin to t_end. Extends the
-  /// chunk's current run, or opens a continuation when another loop's piece
-  /// ended on this thread since this recorder's last piece (rt::pieces_ended()).
-  void piece(double t_begin, double t_end) override;
+  /// chunk's current run, or opens a continuation when the runtime says
+  /// another loop's piece ended in between (`resumed`).
+  void piece(double t_begin, double t_end, bool resumed) override;
   void serve(double t0, double t1) override;
   /// Collective: gathers the records at rank 0, which appends them to the
   /// trace files; every rank writes its iteration CSV when asked to. Returns
@@ -105,7 +105,6 @@ class Recorder final : public rt::ChunkObserver {
   std::vector<TraceRecord> records_;
   std::size_t current_ = kNone;  ///< the chunk record being executed
   std::size_t run_ = kNone;      ///< the record its current run extends (the chunk or a continuation)
-  std::uint64_t mark_ = 0;       ///< rt::pieces_ended() after this recorder's last piece
 };
 
 /// Checked when a loop starts, before any work: the files this rank will

@@ -34,20 +34,25 @@ namespace lb4mpi {
 /// Appends bytes (ObjectData's serialized items).
 class ByteWriter {
  public:
+  /// Appends to `out`.
   explicit ByteWriter(std::vector<std::byte>& out) : out_(&out) {}
+  /// Appends `n` bytes from `data`.
   void put_bytes(const void* data, std::size_t n) {
     const auto* p = static_cast<const std::byte*>(data);
     out_->insert(out_->end(), p, p + n);
   }
+  /// Appends the bytes of a trivially copyable value.
   template <class T>
     requires std::is_trivially_copyable_v<T>
   void put(const T& v) {
     put_bytes(&v, sizeof v);
   }
+  /// Appends a string: its length, then its characters.
   void put(std::string_view s) {
     put(static_cast<std::uint64_t>(s.size()));
     put_bytes(s.data(), s.size());
   }
+  /// Appends a vector of trivially copyable values: its length, then its bytes.
   template <class T>
     requires std::is_trivially_copyable_v<T>
   void put(const std::vector<T>& v) {
@@ -62,7 +67,9 @@ class ByteWriter {
 /// Reads what a ByteWriter wrote; throws lb4mpi::Error past the end.
 class ByteReader {
  public:
+  /// Reads the `n` bytes at `data`.
   ByteReader(const std::byte* data, std::size_t n) : p_(data), end_(data + n) {}
+  /// Reads `n` bytes into `out`.
   void get_bytes(void* out, std::size_t n) {
     if (static_cast<std::size_t>(end_ - p_) < n) {
       throw Error("lb4mpi: a serialized item is shorter than its deserializer reads (" + std::to_string(n) +
@@ -71,6 +78,7 @@ class ByteReader {
     if (n > 0) std::memcpy(out, p_, n);
     p_ += n;
   }
+  /// Reads a value ByteWriter::put wrote.
   template <class T>
     requires std::is_trivially_copyable_v<T>
   T get() {
@@ -78,11 +86,13 @@ class ByteReader {
     get_bytes(&v, sizeof v);
     return v;
   }
+  /// Reads a string ByteWriter::put wrote.
   std::string get_string() {
     std::string s(checked_size(1), '\0');
     get_bytes(s.data(), s.size());
     return s;
   }
+  /// Reads a vector ByteWriter::put wrote.
   template <class T>
     requires std::is_trivially_copyable_v<T>
   std::vector<T> get_vector() {
@@ -90,6 +100,7 @@ class ByteReader {
     get_bytes(v.data(), v.size() * sizeof(T));
     return v;
   }
+  /// The bytes not read yet.
   [[nodiscard]] std::size_t left() const { return static_cast<std::size_t>(end_ - p_); }
 
  private:
@@ -110,6 +121,7 @@ class ByteReader {
 /// copyable T travels as its bytes.
 template <class T>
 struct serializer {
+  /// Writes `item` (its save member, or its bytes).
   static void save(ByteWriter& w, const T& item) {
     if constexpr (requires { item.save(w); }) {
       item.save(w);
@@ -120,6 +132,7 @@ struct serializer {
       w.put(item);
     }
   }
+  /// Reads an item save wrote (T::load, or its bytes).
   static T load(ByteReader& r) {
     if constexpr (requires { T::load(r); }) {
       return T::load(r);
@@ -162,6 +175,7 @@ template <class T>
   requires std::is_trivially_copyable_v<T>
 class ArrayData {
  public:
+  /// What the body sees of a chunk\'s items.
   using View = std::span<T>;
   /// `items` iterations' data at `data`, per_item elements each.
   ArrayData(T* data, Index items, int per_item = 1)
@@ -173,13 +187,17 @@ class ArrayData {
       : ArrayData(data.data(), per_item > 0 ? static_cast<Index>(data.size()) / per_item : -1, per_item) {
     if (per_item > 0 && data.size() % static_cast<std::size_t>(per_item) != 0) odd_size_ = true;
   }
+  /// A vector whose size is the owned iterations times per_item.
   explicit ArrayData(std::vector<T>& data, int per_item = 1) : ArrayData(std::span<T>(data), per_item) {}
 
+  /// The mover that sends and receives the items.
   Mover& mover() { return *mover_; }
+  /// "" when the description is valid, else what is wrong.
   [[nodiscard]] std::string check() const {
     if (odd_size_) return "the array's size is not a multiple of per_item (" + std::to_string(per_item_) + ")";
     return mover_->check();
   }
+  /// The body\'s view of `k` items at place `p`.
   View view(const Place& p, Index k) const {
     T* first = (p.buffer != nullptr ? static_cast<T*>(p.buffer) : data_) + p.at * per_item_;
     return View(first, static_cast<std::size_t>(k * per_item_));
@@ -201,12 +219,13 @@ class ArrayData {
 /// into a buffer of the slices.
 template <class T>
 struct CubeView {
-  T* origin = nullptr;
-  Index nx = 0;
-  int ny = 0;
-  int nz = 0;
+  T* origin = nullptr;  ///< element (0, 0, 0)
+  Index nx = 0;         ///< x-slices (the chunk's iterations)
+  int ny = 0;           ///< elements along y
+  int nz = 0;           ///< elements along z
   std::ptrdiff_t x_stride = 0;  ///< elements from one x-slice to the next
   std::ptrdiff_t y_stride = 0;  ///< elements from one row to the next
+  /// Element (x, y, z).
   T& operator()(Index x, int y, int z) const { return origin[x * x_stride + y * y_stride + z]; }
 };
 
@@ -219,6 +238,7 @@ template <class T>
   requires std::is_trivially_copyable_v<T>
 class CubeData {
  public:
+  /// What the body sees of a chunk\'s items.
   using View = CubeView<T>;
   /// An arithmetic T (its MPI datatype).
   CubeData(T* data, std::array<int, 3> dims, std::array<int, 3> lo, std::array<int, 3> size)
@@ -233,8 +253,11 @@ class CubeData {
       : data_(data), dims_(dims), lo_(lo), size_(size),
         mover_(std::make_unique<CubeMover>(data, dims, lo, size, element)) {}
 
+  /// The mover that sends and receives the items.
   Mover& mover() { return *mover_; }
+  /// "" when the description is valid, else what is wrong.
   [[nodiscard]] std::string check() const { return mover_->check(); }
+  /// The body\'s view of `k` items at place `p`.
   View view(const Place& p, Index k) const {
     View v;
     v.nx = k;
@@ -264,12 +287,18 @@ class CubeData {
 template <class T>
 class ObjectData {
  public:
+  /// What the body sees of a chunk\'s items.
   using View = std::span<T>;
+  /// `items` objects at `data`, one per iteration.
   ObjectData(T* data, Index items) : mover_(std::make_unique<Objects>(data, items)) {}
+  /// A vector of the owned iterations' objects.
   explicit ObjectData(std::vector<T>& data) : ObjectData(data.data(), static_cast<Index>(data.size())) {}
 
+  /// The mover that sends and receives the items.
   Mover& mover() { return *mover_; }
+  /// "" when the description is valid, else what is wrong.
   [[nodiscard]] std::string check() const { return mover_->check(); }
+  /// The body\'s view of `k` items at place `p`.
   View view(const Place& p, Index k) const {
     T* first = p.buffer != nullptr ? static_cast<std::vector<T>*>(p.buffer)->data() : mover_->data;
     return View(first + p.at, static_cast<std::size_t>(k));
@@ -310,10 +339,15 @@ class ObjectData {
 
 /// No data (input) or no results (output): the body's view is NoView.
 struct NoView {};
+/// The description of no data (input) or no results (output).
 struct NoData {
+  /// What the body sees of a chunk\'s items.
   using View = NoView;
+  /// None: nothing moves.
   Mover* mover() { return nullptr; }
+  /// "" when the description is valid, else what is wrong.
   [[nodiscard]] std::string check() const { return {}; }
+  /// The body\'s view of `k` items at place `p`.
   View view(const Place& /*p*/, Index /*k*/) const { return {}; }
 };
 

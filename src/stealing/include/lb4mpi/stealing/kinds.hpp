@@ -47,11 +47,13 @@ LB4MPI_API Victim parse_victim(std::string_view text);
 /// ranks: GSS takes ceil(R/P), FAC2 ceil(R/2P), SS one iteration, ...).
 /// At least one iteration, at most R.
 struct LB4MPI_API StealAmount {
-  bool is_ratio = true;
+  bool is_ratio = true;                ///< a share of the victim's iterations, not a technique
   double ratio = 0.5;                  ///< in (0, 1] when is_ratio
   Technique technique = kDefaultStealTechnique;  ///< a non-adaptive technique when !is_ratio
 
+  /// A ratio of the victim's remaining iterations.
   static StealAmount of_ratio(double r) { return StealAmount{true, r, kDefaultStealTechnique}; }
+  /// The technique's chunk of the victim's remaining iterations.
   static StealAmount of(Technique t) { return StealAmount{false, 0.5, t}; }
   /// "50%" or the technique's name.
   [[nodiscard]] std::string text() const;

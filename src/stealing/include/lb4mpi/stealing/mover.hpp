@@ -24,8 +24,8 @@ namespace lb4mpi {
 /// item index, 0 = the first item the rank owns) or a buffer the mover made
 /// for stolen items (`at` counts from the buffer's first item).
 struct Place {
-  void* buffer = nullptr;
-  Index at = 0;
+  void* buffer = nullptr;  ///< null: this rank's own storage
+  Index at = 0;            ///< the first item's index there
 };
 
 /// One message of items as MPI sees it: `count` elements of `type` at
@@ -35,14 +35,16 @@ class LB4MPI_API Packet {
  public:
   Packet() = default;
   ~Packet();
+  /// Takes over `other`'s datatype and bytes.
   Packet(Packet&& other) noexcept;
+  /// Takes over `other`'s datatype and bytes.
   Packet& operator=(Packet&& other) noexcept;
   Packet(const Packet&) = delete;
   Packet& operator=(const Packet&) = delete;
 
-  void* base = nullptr;
-  int count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
+  void* base = nullptr;                   ///< the message's first element
+  int count = 0;                          ///< elements of `type`
+  MPI_Datatype type = MPI_DATATYPE_NULL;  ///< the elements' datatype
   std::vector<std::byte> bytes;  ///< serialized movers: the message itself
 
   /// `t` (committed) is freed with the packet.
@@ -74,6 +76,7 @@ class LB4MPI_API Mover {
   /// A buffer for `k` items (stolen input, or results computed by a thief);
   /// released with free_buffer.
   virtual void* make_buffer(Index k) = 0;
+  /// Releases a buffer of make_buffer.
   virtual void free_buffer(void* buffer) noexcept = 0;
   /// The packet that sends items [from.at, from.at + k) of `from`.
   virtual void outgoing(const Place& from, Index k, Packet& out) = 0;
@@ -93,6 +96,7 @@ class LB4MPI_API Mover {
 /// stride. Buffers are contiguous too.
 class LB4MPI_API ArrayMover final : public Mover {
  public:
+  /// `items` iterations of `per_item` elements of `element` each, at `base`.
   ArrayMover(void* base, Index items, MPI_Datatype element, int per_item = 1);
   ~ArrayMover() override;
   ArrayMover(const ArrayMover&) = delete;
@@ -128,6 +132,7 @@ class LB4MPI_API ArrayMover final : public Mover {
 /// Buffers hold k slices of size[1] x size[2] elements, contiguous.
 class LB4MPI_API CubeMover final : public Mover {
  public:
+  /// The box [lo, lo + size) of the C-order cube of `dims` elements at `base`.
   CubeMover(void* base, std::array<int, 3> dims, std::array<int, 3> lo, std::array<int, 3> size,
             MPI_Datatype element);
   ~CubeMover() override = default;
@@ -142,6 +147,7 @@ class LB4MPI_API CubeMover final : public Mover {
   void free_buffer(void* buffer) noexcept override;
   void outgoing(const Place& from, Index k, Packet& out) override;
   void incoming(const Place& to, Index k, std::int64_t bytes, Packet& in) override;
+  /// Bytes of one element (its datatype's extent).
   [[nodiscard]] std::ptrdiff_t element_size() const { return element_extent_; }
 
  private:

@@ -34,12 +34,10 @@ struct SharedInputs {
   double c = 0.0;        ///< AF: mu of the executing rank
 };
 
-/// What a rule learns from the timing of executed chunks (ChunkCalculator::record).
-enum class ChunkFeedback : std::uint8_t {
-  WorkTime,      ///< weighted performance from work time (AWF-B, AWF-C; rules that do not adapt ignore it)
-  ElapsedTime,   ///< weighted performance from elapsed time, `003` tExclude (AWF-D, AWF-E)
-  MeanAndSigma,  ///< mu and sigma only (AF; AWF, whose weights come from whole time steps)
-};
+class ChunkRule;
+
+/// Creates the rule of `t` for `shape` (params must be valid).
+LB4MPI_API std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const TechniqueParams& params);
 
 /// One technique's chunk-size rule for one loop. Implementations live in
 /// src/techniques/, one small unit per technique, with the paper's equation
@@ -64,18 +62,17 @@ class LB4MPI_API ChunkRule {
   /// its weights here; stateful rules restart their sequence.
   virtual void restart() {}
 
-  // ---- facts the runtime asks instead of switching on the technique's name
+  // ---- facts the runtime asks instead of switching on the technique's name.
+  // Each technique states them once, in its descriptor (TechniqueInfo);
+  // make_rule() hands the rule its technique's.
   /// How the rule learns from chunk timings (ChunkCalculator::record).
-  [[nodiscard]] virtual ChunkFeedback feedback() const { return ChunkFeedback::WorkTime; }
+  [[nodiscard]] ChunkFeedback feedback() const { return facts().feedback; }
   /// Whether the rule learns its weights from whole time steps (AWF).
-  [[nodiscard]] virtual bool learns_from_time_steps() const { return false; }
-  /// Whether the recursive form is the closed sequence, the size depending
-  /// on the step alone (TSS, TFSS): a capped recursive form follows the
-  /// capped closed plan too.
-  [[nodiscard]] virtual bool step_only() const { return false; }
-  /// Whether every closed-form step has the same raw size (SS, FSC, mFSC):
-  /// the start of step i is i times the (bounded) size.
-  [[nodiscard]] virtual bool constant_size() const { return false; }
+  [[nodiscard]] bool learns_from_time_steps() const { return facts().learns_from_time_steps; }
+  /// Whether the recursive form is the closed sequence (TechniqueInfo::step_only).
+  [[nodiscard]] bool step_only() const { return facts().step_only; }
+  /// Whether every closed-form step has the same raw size (TechniqueInfo::constant_size).
+  [[nodiscard]] bool constant_size() const { return facts().constant_size; }
   /// The start of step `step` in O(1) where the rule knows it without the
   /// sizes before (STATIC's balanced blocks); -1 otherwise. Raw, unbounded.
   [[nodiscard]] virtual Index closed_start(Index /*step*/) const { return -1; }
@@ -91,10 +88,16 @@ class LB4MPI_API ChunkRule {
   /// from `at` and advances it. Stateless rules save nothing.
   virtual void save(std::vector<double>& /*out*/) const {}
   virtual void load(const double*& /*at*/) {}
+
+ private:
+  friend std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const TechniqueParams& params);
+  /// The technique's facts (defaults for a rule make_rule did not create);
+  /// inline: ChunkCalculator::record asks per chunk.
+  [[nodiscard]] const TechniqueInfo& facts() const { return facts_ != nullptr ? *facts_ : kNoFacts; }
+  static constexpr TechniqueInfo kNoFacts{};
+  const TechniqueInfo* facts_ = nullptr;
 };
 
-/// Creates the rule of `t` for `shape` (params must be valid).
-LB4MPI_API std::unique_ptr<ChunkRule> make_rule(Technique t, LoopShape shape, const TechniqueParams& params);
 
 /// Which of the two forms to use.
 enum class Form : std::uint8_t { Recursive, Closed };

@@ -24,7 +24,6 @@ struct LB4MPI_API RankStats {
   Index chunks = 0;                 ///< chunks measured in this loop execution
   Index iterations = 0;             ///< iterations measured in this loop execution
   double work_time = 0.0;           ///< sum of work times
-  double sum_n_mean_sq = 0.0;       ///< sum over chunks of size * (time/size)^2
   double m2 = 0.0;                  ///< sum over chunks of size * (time/size - mu)^2, for sigma
                                     ///< (West's weighted update, numerically stable)
   bool time_step_recorded = false;  ///< PerfTable::record_time_step was called in this execution
@@ -109,22 +108,24 @@ class LB4MPI_API PerfTable {
   void start_new_execution();
   /// Clears everything.
   void reset();
-  /// Every rank's RankStats as numbers (12 per rank, the counts exact), and back; the
+  /// Every rank's RankStats as numbers (11 per rank, the counts exact), and back; the
   /// aggregates are rebuilt on load. DCA over RMA replicates the table this way.
   void save(std::vector<double>& out) const;
   void load(const double*& at);
 
  private:
+  /// What rank r currently contributes to one aggregate.
+  struct Term {
+    bool in = false;     ///< included in the aggregate's sums
+    double value = 0.0;  ///< mu (AF) or wap (AWF), at least kMinIterationTime
+    double inv = 0.0;    ///< 1 / value, summed into Aggregate::sum_a
+    double extra = 0.0;  ///< AF: sigma^2 / mu, summed into Aggregate::sum_b; AWF: 0
+  };
   /// What rank r currently contributes to the aggregates.
   struct Terms {
-    bool af = false;    ///< included in the AF sums
     double mean = 0.0;  ///< RankStats::mu() itself (West's update reads it back)
-    double mu = 0.0;    ///< max(mu, kMinIterationTime)
-    double inv_mu = 0.0;
-    double sigma2_over_mu = 0.0;
-    bool weighted = false;  ///< included in the weight sums
-    double wap = 0.0;       ///< max(wap, kMinIterationTime)
-    double inv_wap = 0.0;
+    Term af;            ///< AF: value mu
+    Term weighted;      ///< AWF: value wap
   };
   /// Sums over the measured ranks of one aggregate, and the slowest measured
   /// rank (kept exact while some rank is unmeasured; only then is it needed).
@@ -140,22 +141,22 @@ class LB4MPI_API PerfTable {
     /// kept being the slowest and getting faster cost O(P) per record.
     std::vector<std::pair<double, int>> candidates;
   };
+  using Which = Term Terms::*;  ///< &Terms::af or &Terms::weighted
 
   RankStats& checked(int r);
   void add_chunk(int r, const ChunkTiming& t, double work_time);
   void update_af(int r);
   void update_af(int r, double mean);
   void update_weighted(int r);
+  /// The one update of both aggregates: rank r's term of `which` becomes
+  /// (max(value, kMinIterationTime), its inverse `inv` unless clamped, extra).
+  void update(Aggregate& a, Which which, int r, double value, double inv, double extra);
+  /// `a` anew from the terms (drops the rounding drift of the updates).
+  void rebuild(Aggregate& a, Which which);
   void note_update();
-  void rebuild_af();
-  void rebuild_weighted();
-  /// The candidate at the top of `a` that is still its rank's value of `key`
-  /// (popping the older ones): the slowest rank.
-  template <class Key>
-  int slowest_candidate(Aggregate& a, Key key);
-  /// The candidates of `a` anew: every measured rank's value of `key` (< 0: unmeasured).
-  template <class Key>
-  void rebuild_candidates(Aggregate& a, Key key);
+  /// The candidate at the top of `a` that is still its rank's value (popping
+  /// the older ones): the slowest rank.
+  int slowest_candidate(Aggregate& a, Which which);
 
   std::vector<RankStats> stats_;
   std::vector<Terms> terms_;
@@ -166,20 +167,20 @@ class LB4MPI_API PerfTable {
 
 // ---- the O(1) figures the rules read per chunk, inline ----------------------
 
-inline bool PerfTable::measured(int r) const { return terms_.at(static_cast<std::size_t>(r)).af; }
+inline bool PerfTable::measured(int r) const { return terms_.at(static_cast<std::size_t>(r)).af.in; }
 
 inline bool PerfTable::has_weighted_performance(int r) const {
-  return terms_.at(static_cast<std::size_t>(r)).weighted;
+  return terms_.at(static_cast<std::size_t>(r)).weighted.in;
 }
 
 inline double PerfTable::weight(int r) const {
   if (weighted_.count == 0) return 1.0;
   const auto missing = static_cast<double>(ranks() - weighted_.count);
-  const Terms& own = terms_.at(static_cast<std::size_t>(r));
+  const Term& own = terms_.at(static_cast<std::size_t>(r)).weighted;
   const double slowest_inv =
-      missing > 0.0 ? terms_[static_cast<std::size_t>(weighted_.slowest)].inv_wap : 0.0;
+      missing > 0.0 ? terms_[static_cast<std::size_t>(weighted_.slowest)].weighted.inv : 0.0;
   const double total = weighted_.sum_a + missing * slowest_inv;
-  const double inv = own.weighted ? own.inv_wap : slowest_inv;
+  const double inv = own.in ? own.inv : slowest_inv;
   return static_cast<double>(ranks()) * inv / total;
 }
 
@@ -187,21 +188,21 @@ inline double PerfTable::sum_inv_mu() const {
   if (af_.count == 0) return 0.0;
   const auto missing = static_cast<double>(ranks() - af_.count);
   return af_.sum_a +
-         (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].inv_mu : 0.0);
+         (missing > 0.0 ? missing * terms_[static_cast<std::size_t>(af_.slowest)].af.inv : 0.0);
 }
 
 inline double PerfTable::sum_sigma2_over_mu() const {
   if (af_.count == 0) return 0.0;
   const auto missing = static_cast<double>(ranks() - af_.count);
   return af_.sum_b + (missing > 0.0
-                          ? missing * terms_[static_cast<std::size_t>(af_.slowest)].sigma2_over_mu
+                          ? missing * terms_[static_cast<std::size_t>(af_.slowest)].af.extra
                           : 0.0);
 }
 
 inline double PerfTable::effective_mu(int r) const {
-  const Terms& own = terms_.at(static_cast<std::size_t>(r));
-  if (own.af) return own.mu;
-  return af_.count > 0 ? terms_[static_cast<std::size_t>(af_.slowest)].mu : 0.0;
+  const Term& own = terms_.at(static_cast<std::size_t>(r)).af;
+  if (own.in) return own.value;
+  return af_.count > 0 ? terms_[static_cast<std::size_t>(af_.slowest)].af.value : 0.0;
 }
 
 }  // namespace lb4mpi

@@ -56,18 +56,44 @@ inline constexpr Technique kEvenSplit = Technique::STATIC;
 inline constexpr Technique kDefaultStealTechnique = Technique::GSS;
 
 /// Facts about a technique that the runtime, the explorer and the docs use.
+/// What a rule learns from the timing of executed chunks (ChunkCalculator::record).
+enum class ChunkFeedback : std::uint8_t {
+  WorkTime,      ///< weighted performance from work time (AWF-B, AWF-C; rules that do not adapt ignore it)
+  ElapsedTime,   ///< weighted performance from elapsed time, `003` tExclude (AWF-D, AWF-E)
+  MeanAndSigma,  ///< mu and sigma only (AF; AWF, whose weights come from whole time steps)
+};
+
+/// Facts about a technique that the runtime, the explorer, the C API and the
+/// docs use. Each technique states its own in its unit (src/techniques/<name>.cpp,
+/// its descriptor); this table is collected from them.
 struct TechniqueInfo {
-  Technique technique;
-  std::string_view name;      ///< canonical name, e.g. "AWF-B"
-  int legacy_id;              ///< id of `000` Table 4.1, -1 where it has none
-  bool has_closed_form;       ///< chunk size from the step index alone (DCA)
-  bool adaptive;              ///< needs per-rank timing feedback
-  bool batched;               ///< groups of P steps share one size (FAC, WF, ...)
+  Technique technique = Technique::Auto;
+  std::string_view name;          ///< canonical name, e.g. "AWF-B"
+  int legacy_id = -1;             ///< id of `000` Table 4.1, -1 where it has none
+  bool has_closed_form = false;   ///< chunk size from the step index alone (DCA)
+  bool adaptive = false;          ///< needs per-rank timing feedback
+  bool batched = false;           ///< groups of P steps share one size (FAC, WF, ...)
   /// Every rank's share is fixed when the loop starts (STATIC): nothing is
   /// self-scheduled, so a failed rank's share cannot go to another.
-  bool upfront;
-  std::string_view equation;  ///< where its formula comes from
+  bool upfront = false;
+  std::string_view equation;      ///< where its formula comes from
+  int c_id = -1;                  ///< its id in the C API (lb4mpi.h): the legacy id, or 100 + n
+  std::string_view c_name;        ///< its name in lb4mpi.h, e.g. "AWF_B", "LB4MPI_TAP"
+  /// What the rule learns from each chunk's timing (ChunkRule::feedback).
+  ChunkFeedback feedback = ChunkFeedback::WorkTime;
+  /// The rule learns its weights from whole time steps (AWF).
+  bool learns_from_time_steps = false;
+  /// The recursive form is the closed sequence, the size depending on the
+  /// step alone (TSS, TFSS): a capped recursive form follows the capped
+  /// closed plan too.
+  bool step_only = false;
+  /// Every closed-form step has the same raw size (SS, FSC, mFSC): the start
+  /// of step i is i times the (bounded) size.
+  bool constant_size = false;
 };
+
+/// The C API id of Technique::Auto (LB4MPI_AUTO): the one after the last technique's.
+inline constexpr int kAutoCId = 107;
 
 /// All techniques in canonical order (not Auto).
 LB4MPI_API const std::array<TechniqueInfo, kTechniqueCount>& all_techniques();

@@ -1,0 +1,29 @@
+# The API reference: `cmake --build <dir> --target docs` runs Doxygen over the
+# public headers (docs/api/Doxyfile.in) into <dir>/docs/html. Warnings are
+# errors, an undocumented public member is a warning. The test docs.reference
+# (labels docs, tools) builds it.
+find_package(Doxygen QUIET)
+if(NOT DOXYGEN_FOUND)
+  return()
+endif()
+set(LB4MPI_DOCS_OUT ${CMAKE_BINARY_DIR}/docs)
+# C++ and C (include/lb4mpi), the owned loops' data descriptions, and the
+# Fortran module when the tree has one (fortran/).
+set(_lb4mpi_docs_dirs ${PROJECT_SOURCE_DIR}/include/lb4mpi ${PROJECT_SOURCE_DIR}/src/stealing/include/lb4mpi/stealing)
+if(EXISTS ${PROJECT_SOURCE_DIR}/fortran)
+  list(APPEND _lb4mpi_docs_dirs ${PROJECT_SOURCE_DIR}/fortran)
+endif()
+list(JOIN _lb4mpi_docs_dirs " " LB4MPI_DOCS_INPUT)
+configure_file(${PROJECT_SOURCE_DIR}/docs/api/Doxyfile.in ${LB4MPI_DOCS_OUT}/Doxyfile @ONLY)
+add_custom_target(docs
+  COMMAND Doxygen::doxygen ${LB4MPI_DOCS_OUT}/Doxyfile
+  WORKING_DIRECTORY ${LB4MPI_DOCS_OUT}
+  COMMENT "API reference (Doxygen) in ${LB4MPI_DOCS_OUT}/html"
+  VERBATIM)
+# The test runs in one configuration of scripts/test.sh: the one with the
+# apps and tools (Open MPI), not the sanitizer, MPICH or simulation builds.
+if(LB4MPI_BUILD_TESTS AND LB4MPI_BUILD_TOOLS AND NOT LB4MPI_SANITIZE AND NOT LB4MPI_SIMGRID)
+  add_test(NAME docs.reference COMMAND Doxygen::doxygen ${LB4MPI_DOCS_OUT}/Doxyfile
+           WORKING_DIRECTORY ${LB4MPI_DOCS_OUT})
+  set_tests_properties(docs.reference PROPERTIES LABELS "docs;tools" TIMEOUT 60)
+endif()
