@@ -35,6 +35,8 @@ Mode mode_of(int c_mode) {
       return Mode::Distributed;
     case DECENTRALIZED_RMA:
       return Mode::DistributedRMA;
+    case HIERARCHICAL:
+      return Mode::Hierarchical;
     default:
       return Mode::Centralized;
   }
@@ -46,6 +48,8 @@ int c_mode_of(Mode m) {
       return DECENTRALIZED;
     case Mode::DistributedRMA:
       return DECENTRALIZED_RMA;
+    case Mode::Hierarchical:
+      return HIERARCHICAL;
     default:
       return CENTRALIZED;
   }
