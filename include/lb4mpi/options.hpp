@@ -31,7 +31,7 @@ struct LB4MPI_API Options {
   Technique node_technique = Technique::GSS;
   /// Hierarchical mode: the model of the level between nodes (one leader per
   /// node): Centralized, Distributed or DistributedRMA.
-  Mode global_mode = Mode::Distributed;
+  Mode global_mode = Mode::DistributedRMA;
   /// Hierarchical mode: ranks per node; 0: the nodes MPI reports
   /// (MPI_Comm_split_type shared memory); k >= 1: emulated nodes of k
   /// consecutive ranks (the last one may be smaller).

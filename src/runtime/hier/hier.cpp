@@ -10,6 +10,12 @@ namespace lb4mpi::rt::hier {
 
 namespace {
 
+// Prefetch: the leader asks for the next global piece when what its node
+// has not yet handed out falls to half its last global chunk, and at least
+// this many iterations per rank of the node (the global round trip and the
+// leader's next check, about one iteration each, must fit in it).
+constexpr Index kPrefetchPerRank = 4;
+
 ExecConfig node_config(const ExecConfig& c) {
   ExecConfig n = c;
   n.technique = c.node_technique;
@@ -90,7 +96,7 @@ bool HierScheduler::refill(bool need, bool may_wait) {
   if (global_over_) return false;
   if (!need) {
     // Prefetch: the next global piece before the node runs dry.
-    const Index threshold = std::max<Index>(group_.node_size, last_chunk_ / 4);
+    const Index threshold = std::max<Index>(kPrefetchPerRank * group_.node_size, last_chunk_ / 2);
     if (pool_.unscheduled(published_) > threshold) return false;
   }
   if (!pool_.room()) return false;
@@ -187,7 +193,11 @@ Grab HierScheduler::acquire(bool may_wait) {
       continue;
     }
     if (!may_wait) return Grab::of(Grab::Kind::NotNow);
-    backoff(polls++);  // the leader refills
+    // The leader refills within about one of its pieces: short pauses
+    // (in the simulation build 1-8 us of simulated time) before the usual
+    // ones (natively the core is yielded after kSpinPolls polls either way).
+    backoff(polls < kSpinPolls ? polls % 4 : polls);
+    ++polls;
   }
 }
 

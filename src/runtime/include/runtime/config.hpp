@@ -21,7 +21,7 @@ struct ExecConfig {
   /// Hierarchical model: the technique inside a node, the model between the
   /// nodes' leaders, and the nodes (0: shared memory; k: emulated, k ranks).
   Technique node_technique = Technique::GSS;
-  Model global_model = Model::Distributed;
+  Model global_model = Model::DistributedRMA;
   int ranks_per_node = 0;
   /// Coordinator: iterations between two checks for requests; < 0: automatic,
   /// the checks kServeLatency apart, counted in iterations from the measured
