@@ -267,6 +267,7 @@ void check_mode(const std::string& text) {
   if (l == "centralized" || l == "cca") want = Mode::Centralized;
   if (l == "distributed" || l == "dca") want = Mode::Distributed;
   if (l == "distributed-rma" || l == "dca-rma") want = Mode::DistributedRMA;
+  if (l == "hierarchical" || l == "hier") want = Mode::Hierarchical;
   try {
     const Mode got = parse_mode(text);
     expect(want.has_value() && *want == got, [&] {
