@@ -492,6 +492,92 @@ class Session {
   }
 };
 
+// ---- calls that must succeed -------------------------------------------------
+//
+// The fuzzed sequences mix valid and invalid calls, and the job may end on
+// any error. So that a valid call wrongly refused does not pass as "one of
+// the errors", this table of correct programs (lb4mpi.h, `003` Listing 2.1)
+// runs before the first input: every call in it must succeed, and every
+// loop hand out each iteration exactly once.
+struct ValidProgram {
+  int mode;    // Configure_Chunk_Calculation_Mode: CENTRALIZED, DECENTRALIZED, DECENTRALIZED_RMA
+  int method;  // every method id of lb4mpi.h
+  int first;
+  int last;
+  int min_chunk;
+  int loops;  // 1: DLS_StartLoop; 2: DLS_NumLoops(2) and DLS_StartMLoops
+};
+
+std::vector<ValidProgram> valid_programs() {
+  std::vector<ValidProgram> out;
+  for (int mode : {CENTRALIZED, DECENTRALIZED, DECENTRALIZED_RMA}) {
+    for (int method : kMethods) {
+      out.push_back({mode, method, 0, 199, 1, 1});
+      out.push_back({mode, method, -50, 49, 3, 1});  // negative indices, a minimum chunk
+    }
+    out.push_back({mode, GSS, 5, 4, 1, 1});  // an empty loop: lastIter = firstIter - 1
+    out.push_back({mode, FAC, 0, 99, 1, 2});
+  }
+  return out;
+}
+
+void run_valid_program(const ValidProgram& v) {
+  const std::string what = "valid program: mode " + std::to_string(v.mode) + ", method " + std::to_string(v.method) +
+                           ", [" + std::to_string(v.first) + ", " + std::to_string(v.last) + "], minChunk " +
+                           std::to_string(v.min_chunk) + ", " + std::to_string(v.loops) + " loop(s)";
+  try {
+    Configure_Chunk_Calculation_Mode(v.mode);
+    infoDLS info{nullptr};
+    if (v.loops > 1) DLS_NumLoops(&info, v.loops);
+    DLS_Parameters_Setup(MPI_COMM_WORLD, &info, 1, -1, -1, v.min_chunk, 0.013716, 0.0605, 0, 1.0, 1.0);
+    expect(LB4MPI_Chunk_Calculation_Mode(&info) == -1, [&] { return what + ": a mode before any loop started"; });
+    const Index n = static_cast<Index>(v.last) - v.first + 1;
+    std::vector<Coverage> cover(static_cast<std::size_t>(v.loops));
+    for (Coverage& c : cover) c.start(v.first, n);
+    Index calls = 0;
+    if (v.loops == 1) {
+      DLS_StartLoop(&info, v.first, v.last, v.method);
+      expect(LB4MPI_Chunk_Calculation_Mode(&info) == v.mode, [&] { return what + ": the loop's mode differs"; });
+      while (DLS_Terminated(&info) == 0) {
+        expect(++calls <= 4 * n + 64, [&] { return what + ": the loop does not end"; });
+        int start = -7, size = -7;
+        DLS_StartChunk(&info, &start, &size);
+        expect(size > 0, [&] { return what + ": DLS_StartChunk gave nothing before the end"; });
+        cover[0].add(start, size, "valid program");
+        DLS_EndChunk(&info);
+      }
+      int done = -1;
+      double work = -1.0;
+      DLS_EndLoop(&info, &done, &work);
+    } else {
+      std::vector<int> firsts(static_cast<std::size_t>(v.loops), v.first), lasts(firsts.size(), v.last),
+          methods(firsts.size(), v.method);
+      DLS_StartMLoops(&info, firsts.data(), lasts.data(), methods.data());
+      expect(LB4MPI_Chunk_Calculation_Mode(&info) == v.mode, [&] { return what + ": the loops' mode differs"; });
+      while (DLS_MTerminated(&info) == 0) {
+        for (int l = 0; l < v.loops; ++l) {
+          expect(++calls <= 8 * n + 64, [&] { return what + ": the loops do not end"; });
+          DLS_TargetLoop(&info, l);
+          int start = -7, size = -7;
+          DLS_StartChunk(&info, &start, &size);
+          if (size > 0) {
+            cover[static_cast<std::size_t>(l)].add(start, size, "valid program");
+            DLS_EndChunk(&info);
+          }
+        }
+      }
+      std::vector<int> iters(firsts.size(), -1);
+      std::vector<double> times(firsts.size(), -1.0);
+      DLS_EndMLoops(&info, iters.data(), times.data());
+    }
+    for (const Coverage& c : cover) expect(c.complete(), [&] { return what + ": " + c.state(); });
+    DLS_Finalize(&info);
+  } catch (const JobEnded& e) {
+    expect(false, [&] { return what + ": a call of a correct program was refused: " + e.message; });
+  }
+  lb4mpi::capi::reset_for_testing();
+}
+
 void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -526,6 +612,11 @@ void init_capi() {
 }
 
 void check_capi(const std::uint8_t* data, std::size_t size) {
+  static const bool table_done = [] {
+    for (const ValidProgram& v : valid_programs()) run_valid_program(v);
+    return true;
+  }();
+  (void)table_done;
   ByteReader in(data, size);
   Session session(in);
   try {

@@ -455,6 +455,81 @@ bool finish_clone(Context& ctx, ChunkCalculator& clone, Tracker& t, const BoundI
 // The recursive form (and its DCA split beside it, or a clone made from the
 // saved state midway, as DCA-RMA replicates it). False when the chunks ran
 // out before the loop ended.
+// ---- an independent model of the simplest techniques ---------------------------
+//
+// The papers' formulas, written again here from the papers (never taken from
+// the library): the size every chunk of SS, FSC and mFSC has, and GSS's
+// recursive size, before the chunk bounds; nullopt for the other techniques.
+//   SS    `001`: K = 1
+//   FSC   `001` Eq. 3: K = ceil((sqrt(2) N h / (sigma P sqrt(ln P)))^(2/3)),
+//         in [1, N]; P = 1: K = N (nothing to balance)
+//   mFSC  `003` Appendix B: T = ceil(N / P), K = trunc(0.55 + T ln 2 / ln T), at
+//         least 1; T <= 1: K = 1
+//   GSS   `001` Eq. 4: K_i = ceil(R_i / P)
+// Returned as a real interval [lo, hi] for the ceiling/truncation: a real
+// formula evaluated in a different order may round the last ulp differently.
+struct ModelSize {
+  Index lo = 0;
+  Index hi = 0;
+};
+
+std::optional<ModelSize> model_size(const Loop& l, Index remaining) {
+  const Index n = l.shape.n;
+  const Index p = l.shape.p;
+  const auto clamp_n = [n](double x) -> Index {
+    if (!(x < static_cast<double>(n))) return std::max<Index>(1, n);  // also inf and NaN
+    return std::max<Index>(1, static_cast<Index>(x));
+  };
+  const auto around = [&](double x, bool ceil_it) {
+    const double eps = 1e-9 * std::max(1.0, std::fabs(x));
+    const auto round_one = [&](double y) { return clamp_n(ceil_it ? std::ceil(y) : std::trunc(y)); };
+    return ModelSize{round_one(x - eps), round_one(x + eps)};
+  };
+  switch (l.technique) {
+    case Technique::SS:
+      return ModelSize{1, 1};
+    case Technique::FSC: {
+      if (p == 1) return ModelSize{std::max<Index>(1, n), std::max<Index>(1, n)};
+      const double pd = static_cast<double>(p);
+      const double inner = std::sqrt(2.0) * static_cast<double>(n) * l.params.h /
+                           (l.params.sigma * pd * std::sqrt(std::log(pd)));
+      return around(std::pow(inner, 2.0 / 3.0), true);
+    }
+    case Technique::mFSC: {
+      const Index t = n / p + (n % p != 0 ? 1 : 0);
+      if (t <= 1) return ModelSize{1, 1};
+      const double td = static_cast<double>(t);
+      return around(0.55 + td * std::log(2.0) / std::log(td), false);
+    }
+    case Technique::GSS: {
+      const Index k = remaining / p + (remaining % p != 0 ? 1 : 0);
+      return ModelSize{std::max<Index>(1, k), std::max<Index>(1, k)};
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+/// Checks a chunk's size against the model, with the chunk bounds of
+/// OPTIONS.md applied (at least min_chunk, at most max_chunk when set, at
+/// most what remains).
+void check_model(const Loop& l, Index remaining, const Chunk& c, Index step, const char* where) {
+  const std::optional<ModelSize> m = model_size(l, remaining);
+  if (!m) return;
+  const auto bound = [&](Index k) {
+    k = std::max(k, l.params.min_chunk);
+    if (l.params.max_chunk > 0) k = std::min(k, l.params.max_chunk);
+    return std::min(k, remaining);
+  };
+  const Index lo = bound(m->lo);
+  const Index hi = bound(m->hi);
+  expect(c.size >= lo && c.size <= hi, [&] {
+    return std::string(where) + ", step " + std::to_string(step) + ": chunk of " + std::to_string(c.size) +
+           ", the papers' formula gives " + std::to_string(lo) + (hi != lo ? ".." + std::to_string(hi) : "") +
+           " (" + std::to_string(remaining) + " remaining); " + describe(l);
+  });
+}
+
 bool run_recursive(Context& ctx, ChunkCalculator& calc, ChunkCalculator* split) {
   const Index n = calc.shape().n;
   Tracker t(ctx.loop, n);
@@ -509,6 +584,17 @@ bool run_recursive(Context& ctx, ChunkCalculator& calc, ChunkCalculator* split) 
         return true;
       }
       return finish_clone(ctx, *clone, *clone_t, b, step + 1);
+    }
+    check_model(ctx.loop, n - t.covered(), *c, step, where);
+    // The saved-and-loaded calculator (what DCA-RMA replicates) must go on as
+    // the original does, as long as both learn the same (no random feedback).
+    if (clone && ctx.plan.feedback != Feedback::Random) {
+      expect(cc.has_value() && cc->begin == c->begin && cc->size == c->size, [&] {
+        return "step " + std::to_string(step) + ": the original gives [" + std::to_string(c->begin) + ", +" +
+               std::to_string(c->size) + "), its saved-and-loaded clone " +
+               (cc ? "[" + std::to_string(cc->begin) + ", +" + std::to_string(cc->size) + ")" : std::string("nothing")) +
+               "; " + describe(ctx.loop);
+      });
     }
     t.add(*c, where);
     if (ctx.plan.feedback != Feedback::None) feed(ctx, &calc, split, rank, *c);
@@ -597,6 +683,7 @@ bool run_closed(Context& ctx, ChunkCalculator& calc, ChunkCalculator& recursive)
       check_end(ctx, t, true, b, "closed form");
       return true;
     }
+    if (loop.technique != Technique::GSS) check_model(loop, n - scheduled, *c, step, "closed form");
     t.add(*c, "closed form");
     scheduled += c->size;
   }

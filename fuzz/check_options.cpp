@@ -144,22 +144,35 @@ std::optional<std::vector<std::string>> items(const std::string& s) {
   }
 }
 
+std::optional<Technique> reference_technique(const std::string& text);
+
+/// OPTIONS.md's modes, read independently of parse_mode: either spelling,
+/// case and '_'/'-' free.
+std::optional<Mode> reference_mode(const std::string& text) {
+  const std::string l = lower_dash(text);
+  if (l == "centralized" || l == "cca") return Mode::Centralized;
+  if (l == "distributed" || l == "dca") return Mode::Distributed;
+  if (l == "distributed-rma" || l == "dca-rma") return Mode::DistributedRMA;
+  if (l == "hierarchical" || l == "hier") return Mode::Hierarchical;
+  return std::nullopt;
+}
+
 /// The documented value of `kind` for the (non-empty) text `s`, as field_of
-/// writes it; nullopt when the text is not a valid value.
+/// writes it; nullopt when the text is not a valid value. The technique and
+/// the mode come from this file's own reading of the docs, never from the
+/// parsers under test.
 std::optional<std::string> expected(Kind kind, const std::string& s, bool& doubtful) {
   switch (kind) {
-    case Kind::Technique:
-      try {
-        return std::string(name(parse_technique(s)));
-      } catch (const Error&) {
-        return std::nullopt;
-      }
-    case Kind::Mode:
-      try {
-        return std::string(name(parse_mode(s)));
-      } catch (const Error&) {
-        return std::nullopt;
-      }
+    case Kind::Technique: {
+      const std::optional<Technique> t = reference_technique(s);
+      if (!t) return std::nullopt;
+      return std::string(name(*t));
+    }
+    case Kind::Mode: {
+      const std::optional<Mode> m = reference_mode(s);
+      if (!m) return std::nullopt;
+      return std::string(name(*m));
+    }
     case Kind::Count:
     case Kind::Int:
     case Kind::Seed: {
@@ -262,12 +275,7 @@ void check_technique(const std::string& text) {
 }
 
 void check_mode(const std::string& text) {
-  const std::string l = lower_dash(text);
-  std::optional<Mode> want;
-  if (l == "centralized" || l == "cca") want = Mode::Centralized;
-  if (l == "distributed" || l == "dca") want = Mode::Distributed;
-  if (l == "distributed-rma" || l == "dca-rma") want = Mode::DistributedRMA;
-  if (l == "hierarchical" || l == "hier") want = Mode::Hierarchical;
+  const std::optional<Mode> want = reference_mode(text);
   try {
     const Mode got = parse_mode(text);
     expect(want.has_value() && *want == got, [&] {
@@ -343,8 +351,8 @@ std::optional<Options> check_from_env(const Env& env) {
     expect(named, [&] { return "from_env's error names no variable that is set: " + msg; });
     bool others = false;  // variables lb4mpi reads that this target does not model
     for (const auto& [var, value] : env) others = others || (!value.empty() && documented(var) == nullptr && known(var));
-    expect(any_invalid || doubtful || others || !want.empty(),
-           [&] { return "from_env refused an environment without values: " + msg; });
+    expect(any_invalid || doubtful || others,
+           [&] { return "from_env refused a valid environment: " + msg; });
     return std::nullopt;
   }
 }

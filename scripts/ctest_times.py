@@ -6,7 +6,8 @@
 Prints the `--top` slowest tests (seconds, name) and checks the time budget:
 every test that ran longer than `--budget` seconds must carry the label
 `slow` (read from `ctest --show-only=json-v1` in DIR). Exit status 1 when a
-test without it is over the budget, naming them; 0 otherwise.
+test without it is over the budget, naming them, and 2 when a report cannot
+be read or holds no test (the budget would go unchecked); 0 otherwise.
 """
 import argparse
 import json
@@ -28,16 +29,31 @@ def labels_by_test(build_dir):
     return labels
 
 
+def unreadable(message):
+    """A report that cannot be read stops the check loudly (exit 2): skipping it would
+    skip the time budget of its tests."""
+    print(f"ctest_times.py: {message}; the time budget is not checked", file=sys.stderr)
+    sys.exit(2)
+
+
 def times(reports):
     rows = []
     for path in reports:
         try:
             root = ET.parse(path).getroot()
         except (OSError, ET.ParseError) as e:
-            print(f"ctest_times.py: cannot read {path}: {e}", file=sys.stderr)
-            continue
-        for case in root.iter("testcase"):
-            rows.append((float(case.get("time", "0") or 0), case.get("name", "?")))
+            unreadable(f"cannot read the JUnit report {path}: {e}")
+        cases = list(root.iter("testcase"))
+        if not cases:
+            unreadable(f"the JUnit report {path} holds no test")
+        for case in cases:
+            try:
+                secs = float(case.get("time") or "nan")
+            except ValueError:
+                secs = float("nan")
+            if secs != secs:
+                unreadable(f"{path}: test {case.get('name', '?')} has no readable time ({case.get('time')!r})")
+            rows.append((secs, case.get("name", "?")))
     return rows
 
 

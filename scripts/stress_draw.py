@@ -65,20 +65,6 @@ def spell_technique(rng, t):
     return str(LEGACY_IDS[t])
 
 
-GRANTED = {"WF", "AWF", "AWF-B", "AWF-C", "AWF-D", "AWF-E", "AF"}  # no closed form
-
-
-def robust_modes_ok(loops):
-    """Whether every loop spec (TECHNIQUE:MODE:...) can run in robust mode."""
-    for spec in loops:
-        technique, mode = spec.split(":")[:2]  # a name, or an id of `000` Table 4.1 (taken as granted)
-        if mode in ("dca-rma", "distributed-rma"):
-            return False
-        if mode in ("dca", "distributed") and (technique.upper().replace("_", "-") in GRANTED or technique.isdigit()):
-            return False
-    return True
-
-
 def draw(rng, robust_available):
     p = rng.randint(1, 4)
     env = {}
@@ -158,11 +144,11 @@ def draw(rng, robust_available):
     # The number is drawn in any case, so turning the draw on does not change
     # the other draws of a seed. The driver says whether its lb4mpi has robust
     # mode (lb4mpi-stress-case --features); stress.sh passes --robust then.
-    # STATIC cannot be robust (`004`; issue 12 makes asking for it an error).
-    # Robust mode runs one loop at a time (drive loop), in the centralized and
-    # distributed modes, distributed only with a closed-form technique (docs/ROBUST.md).
-    robust = (rng.random() < 0.6 and robust_available and "STATIC" not in used and drive == "loop"
-              and robust_modes_ok(loops))
+    # STATIC cannot be robust (`004`; asking for it is an error). Robust mode
+    # runs one loop at a time (drive loop: a LoopSet is not robust), in all
+    # three modes and with every other technique, those without a closed form
+    # in distributed and distributed-rma mode too (docs/ROBUST.md).
+    robust = rng.random() < 0.6 and robust_available and "STATIC" not in used and drive == "loop"
     # ------------------------------------------------------------------------------
 
     # Per-iteration work: a few ns to a few us, less for long runs.

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.hpp"
+#include "verdict.hpp"
 
 #include <unistd.h>
 
@@ -92,6 +93,7 @@ int run_app(std::string name, int argc, char** argv, const std::function<int(App
       ctx.print_error(e.what());
       code = 2;
       if (ctx.robust() && ctx.communicating()) {
+        verdict_write(ctx, code);
         // Robust mode: a rank failed (the coordinator, whose failure robust
         // mode does not survive): MPI_Finalize could wait for it forever.
         end_without_finalize(code);
@@ -106,6 +108,7 @@ int run_app(std::string name, int argc, char** argv, const std::function<int(App
     // Robust mode lost ranks (docs/ROBUST.md): the results are printed, and
     // MPI_Finalize is collective — it could wait for a dead rank. Every
     // survivor knows (its report names the failed ranks) and leaves.
+    verdict_write(ctx, code);
     if (ctx.lost_ranks()) end_without_finalize(code);
   }
   MPI_Finalize();

@@ -67,6 +67,10 @@ class AppContext {
   /// MPI_Abort(0) (docs/ROBUST.md).
   void set_lost_ranks() { lost_ranks_ = true; }
   [[nodiscard]] bool lost_ranks() const { return lost_ranks_; }
+  /// The rank that prints the summary: 0, or the loop's final coordinator
+  /// after a failover (Report::coordinator).
+  void set_reporter(int rank) { reporter_ = rank; }
+  [[nodiscard]] int reporter() const { return reporter_; }
 
  private:
   std::string name_;
@@ -77,6 +81,7 @@ class AppContext {
   std::string deferred_;
   bool robust_ = false;
   bool lost_ranks_ = false;
+  int reporter_ = 0;
   bool announce_start_ = false;
 };
 

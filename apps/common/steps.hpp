@@ -13,6 +13,7 @@
 #include "app.hpp"
 #include "lb4mpi/lb4mpi.hpp"
 #include "timing.hpp"
+#include "verdict.hpp"
 
 namespace lb4mpi::apps {
 
@@ -82,7 +83,8 @@ std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, 
       StepResult r;
       r.report = finish_keeping_reports(ctx, [&loop] { return loop.finish(); });
       r.wall_s = seconds_since(start);
-      r.checksum = ctx.rank() == 0 ? committed : 0;
+      r.checksum = ctx.rank() == r.report.coordinator ? committed : 0;  // the final coordinator's
+      ctx.set_reporter(r.report.coordinator);
       steps.push_back(std::move(r));
       if (!steps.back().report.failed_ranks.empty()) {  // no further step with failed ranks
         ctx.set_lost_ranks();
@@ -97,6 +99,7 @@ std::vector<StepResult> run_steps(AppContext& ctx, Index n, const Options& opt, 
     r.checksum = reduce_checksum(ctx.comm(), local);
     steps.push_back(std::move(r));
   }
+  verdict_note(ctx, steps);
   return steps;
 }
 

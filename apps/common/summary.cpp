@@ -179,6 +179,7 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
   j["checksum_consistent"] = consistent;
   j["robust"] = opt.robust;
   j["failed_ranks"] = failed_ranks;
+  j["coordinator"] = steps.empty() ? 0 : steps.back().report.coordinator;
   j["reissued_chunks"] = reissued;
   j["chunks"] = chunks;
   j["iterations_per_rank"] = iterations;
@@ -201,7 +202,7 @@ nlohmann::ordered_json make_summary(const AppContext& ctx, std::string_view app,
 }
 
 void print_summary(const AppContext& ctx, const nlohmann::ordered_json& summary) {
-  if (ctx.rank() != 0) return;
+  if (ctx.rank() != ctx.reporter()) return;
   std::cout << summary.dump() << '\n' << std::flush;
 }
 

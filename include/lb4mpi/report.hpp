@@ -57,6 +57,10 @@ struct LB4MPI_API Report {
   bool robust = false;
   /// Robust mode: the ranks that did not finish the loop (RankReport::failed).
   std::vector<int> failed_ranks;
+  /// The rank that coordinated the loop at its end: Options::coordinator,
+  /// or under robust mode the successor that took over from a failed one
+  /// (docs/ROBUST.md, *Coordinator failover*); the same on every survivor.
+  int coordinator = 0;
   /// Robust mode: chunks handed out again (a chunk executed by more than
   /// one rank; its first completion counts).
   Index reissued_chunks = 0;

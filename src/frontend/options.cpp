@@ -292,6 +292,8 @@ std::vector<std::string> Options::known_variables() {
   out.emplace_back("LB4MPI_PERTURB_RANKS");
   out.emplace_back("LB4MPI_PERTURB_LATENCY_US");
   out.emplace_back("LB4MPI_PERTURB_VERBOSE");
+  // Where failure tests collect each survivor's verdict (apps/common/verdict.hpp).
+  out.emplace_back("LB4MPI_VERDICT_DIR");
   return out;
 }
 

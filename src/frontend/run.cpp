@@ -104,6 +104,7 @@ Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std
   report.first = e.first();
   report.last = e.first() + e.n();
   report.robust = o.robust;
+  report.coordinator = e.config().coordinator;
   report.ranks.reserve(all.size());
   Index dropped = 0;
   int dropper = -1;

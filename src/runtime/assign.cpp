@@ -34,8 +34,7 @@ class Recursive final : public Assignment {
     reply.id = calc.step();
     const Chunk c = *calc.next(worker);
     reply.kind = kChunk;
-    reply.begin = c.begin;
-    reply.size = c.size;
+    reply.chunk = c;
     return true;
   }
 
@@ -43,7 +42,7 @@ class Recursive final : public Assignment {
     Got got;
     if (reply.kind != kChunk) return got;
     got.end = false;
-    got.chunk = Chunk{reply.begin, reply.size};
+    got.chunk = reply.chunk;
     got.id = reply.id;
     return got;
   }
@@ -81,16 +80,15 @@ class Steps final : public Assignment {
   bool answer(int /*worker*/, Reply& reply) override {
     reply.kind = kStep;
     reply.id = next_step_++;
-    if (ctx_.config.robust) {
-      // Robust mode keeps the ranges, to hand a chunk out again: the
+    if (ctx_.bounded()) {
+      // Recovery keeps the ranges, to hand a chunk out again: the
       // coordinator knows the step's range too, and when the steps are over.
       const std::optional<Chunk> c = seq_->chunk(reply.id);
       if (!c) {
         reply.kind = kNone;
         return true;
       }
-      reply.begin = c->begin;
-      reply.size = c->size;
+      reply.chunk = *c;
     }
     return true;
   }
@@ -120,7 +118,7 @@ class Steps final : public Assignment {
 // requester evaluates the formula and commits the size; until the commit
 // arrives the assignment is locked and other requests wait.
 //
-// Robust mode: a rank may fail between its grant and its commit, and the
+// Recovery: a rank may fail between its grant and its commit, and the
 // lock would then hold the loop forever. The formula is a function of the
 // grant's inputs alone, so the coordinator evaluates it too when it grants
 // and commits at once (the reply carries the size): nothing is locked, the
@@ -159,10 +157,10 @@ class Grants final : public Assignment {
       return false;
     }
     grant(worker, reply);
-    if (ctx_.config.robust && locked_) {  // evaluated and committed here: see above
+    if (ctx_.bounded() && locked_) {  // evaluated and committed here: see above
       const Chunk c = fb_.calc().evaluate(*locked_);
       fb_.calc().commit(*locked_, c.size);
-      reply.chunk_size = c.size;
+      reply.grant.evaluated = c.size;
       locked_.reset();
     }
     return true;
@@ -189,28 +187,24 @@ class Grants final : public Assignment {
     if (reply.kind != kGrant) return got;
     ChunkCalculator::Grant g;
     g.step = reply.id;
-    g.start = reply.begin;
+    g.start = reply.grant.start;
     g.rank = ctx_.rank;
-    g.inputs.remaining = reply.size;
-    g.inputs.measured = reply.measured != 0;
-    g.inputs.a = reply.a;
-    g.inputs.b = reply.b;
-    g.inputs.c = reply.c;
+    g.inputs = reply.grant.inputs;
     ctx_.meter->calculation();  // on the rank that executes the chunk
     got.chunk = fb_.calc().evaluate(g);
     got.id = g.step;
     got.end = false;
-    got.commit = !ctx_.config.robust;  // robust: committed by the coordinator when it granted
-    if (ctx_.config.robust && got.chunk.size != reply.chunk_size) {
+    got.commit = !ctx_.bounded();  // recovery: committed by the coordinator when it granted
+    if (ctx_.bounded() && got.chunk.size != reply.grant.evaluated) {
       throw Error("lb4mpi: internal error: rank " + std::to_string(ctx_.rank) + " evaluated step " +
                   std::to_string(g.step) + " as " + std::to_string(got.chunk.size) + " iterations, the coordinator as " +
-                  std::to_string(reply.chunk_size));
+                  std::to_string(reply.grant.evaluated));
     }
     return got;
   }
 
-  /// Robust mode locks nothing: a worker may ask before its chunk ends.
-  [[nodiscard]] bool prefetch() const override { return ctx_.config.robust; }
+  /// Recovery locks nothing: a worker may ask before its chunk ends.
+  [[nodiscard]] bool prefetch() const override { return ctx_.bounded(); }
 
  private:
   void grant(int worker, Reply& reply) {
@@ -222,12 +216,8 @@ class Grants final : public Assignment {
     locked_ = g;
     reply.kind = kGrant;
     reply.id = g->step;
-    reply.begin = g->start;
-    reply.size = g->inputs.remaining;
-    reply.measured = g->inputs.measured ? 1 : 0;
-    reply.a = g->inputs.a;
-    reply.b = g->inputs.b;
-    reply.c = g->inputs.c;
+    reply.grant.start = g->start;
+    reply.grant.inputs = g->inputs;
   }
 
   Context& ctx_;

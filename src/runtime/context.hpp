@@ -4,7 +4,9 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "runtime/channel.hpp"
 #include "runtime/clock.hpp"
@@ -75,6 +77,14 @@ class Meter {
   double first_read_ = -1.0;
 };
 
+/// A chunk this rank reported, with its serialized results (empty when it
+/// had none), kept for a successor coordinator (runtime/recovery/failover).
+struct KeptChunk {
+  Chunk chunk;
+  bool has_results = false;
+  std::vector<std::byte> data;
+};
+
 /// The environment of an execution model on this rank.
 struct Context {
   Channel* channel = nullptr;
@@ -88,6 +98,19 @@ struct Context {
   ResultStore* results = nullptr;  ///< what the rank attached to its chunks (sent, committed)
 
   [[nodiscard]] bool is_coordinator() const { return rank == config.coordinator; }
+  /// Robust mode (the recovery unit, runtime/recovery/): every wait on
+  /// another rank is bounded by `patience()` seconds, and a send to a rank
+  /// that may have failed is never waited for without a deadline.
+  [[nodiscard]] bool bounded() const { return config.robust; }
+  [[nodiscard]] double patience() const { return config.robust_timeout; }
+  /// Recovery: the chunks this rank reported are kept here (nullptr: not kept).
+  std::vector<KeptChunk>* kept = nullptr;
+  /// Recovery: a failover message arrived; the roles give up their
+  /// coordinator at their next check (throwing CoordinatorLost).
+  bool takeover = false;
+  /// Recovery: extra seconds of patience until the coordinator is first
+  /// heard of (a successor collects the survivors' state first).
+  double grace = 0.0;
 };
 
 }  // namespace lb4mpi::rt

@@ -15,23 +15,10 @@ Coordinator::Coordinator(Context& ctx, AdaptiveFeedback& feedback, std::unique_p
       inbox_(ctx, this),
       results_in_(ctx, [this](int, const Request& report, const std::vector<std::byte>& results) {
         chunk_reported(report, results);
-      }) {}
+      }),
+      recovery_(make_coordinator_recovery(ctx, ledger_, *assign_, *this)) {}
 
-Coordinator::~Coordinator() {
-  // Sends to failed ranks never complete: their requests are freed and
-  // their buffers left to MPI (a few bytes per failed rank, kept for good).
-  bool pending = false;
-  for (Outgoing& o : outbox_) {
-    if (o.request == MPI_REQUEST_NULL) continue;
-    int done = 0;
-    MPI_Test(&o.request, &done, MPI_STATUS_IGNORE);
-    if (done == 0) {
-      MPI_Request_free(&o.request);
-      pending = true;
-    }
-  }
-  if (pending) new std::deque<Outgoing>(std::move(outbox_));  // deliberately never freed
-}
+Coordinator::~Coordinator() = default;
 
 void Coordinator::stop_listening() {
   int sender = -1;
@@ -40,15 +27,10 @@ void Coordinator::stop_listening() {
 }
 
 void Coordinator::start(Index n) {
-  robust_ = ctx_.config.robust;
   ledger_.start(n);
   cut_.clear();
   own_over_ = false;
-  exhausted_ = closed_ = false;
-  ended_.assign(static_cast<std::size_t>(ctx_.size), 0);
-  deferred_.clear();
-  reissued_ = 0;
-  last_beat_ = ctx_.meter->now();
+  recovery_->start();
   cadence_.configure(ctx_.config.break_after);
   assign_->start(n);
   // Alone, the coordinator still runs its chunks in pieces: loops in flight
@@ -58,102 +40,16 @@ void Coordinator::start(Index n) {
   inbox_.listen();
   // Initial work for every worker, in rank order, so that nobody starts with a request.
   for (int w = 0; w < ctx_.size; ++w) {
-    if (w == ctx_.rank) continue;
-    if (robust_) {
-      answer_robust(w);
-      continue;
-    }
-    Reply r;
-    if (assign_->answer(w, r)) send(w, r);
+    if (w != ctx_.rank && (skip_.empty() || skip_[static_cast<std::size_t>(w)] == 0)) recovery_->answer(w);
   }
 }
 
 void Coordinator::send(int worker, Reply reply) {
   reply.epoch = ctx_.epoch;
   if (reply.kind == kChunk || reply.kind == kStep) {
-    ledger_.scheduled(reply.id, Chunk{reply.begin, reply.size}, worker);  // a step's range when known
-  } else if (reply.kind == kGrant && robust_) {
-    ledger_.scheduled(reply.id, Chunk{reply.begin, reply.chunk_size}, worker);  // evaluated when granted
+    ledger_.scheduled(reply.id, reply.chunk, worker);  // a step's range when known
   }
-  if (reply.kind == kNone) ended_[static_cast<std::size_t>(worker)] = 1;
-  if (!robust_) {
-    // The worker posted its receive before asking (or at its start), so this completes.
-    check_mpi(MPI_Send(&reply, sizeof reply, MPI_BYTE, worker, kTagReply, ctx_.comm), "MPI_Send");
-    return;
-  }
-  // Robust mode: the worker may have failed; nobody waits for the send.
-  while (!outbox_.empty()) {
-    int done = 0;
-    if (outbox_.front().request != MPI_REQUEST_NULL) MPI_Test(&outbox_.front().request, &done, MPI_STATUS_IGNORE);
-    if (done == 0 && outbox_.front().request != MPI_REQUEST_NULL) break;
-    outbox_.pop_front();
-  }
-  outbox_.push_back(Outgoing{MPI_REQUEST_NULL, reply});
-  Outgoing& o = outbox_.back();
-  if (MPI_Isend(&o.reply, sizeof o.reply, MPI_BYTE, worker, kTagReply, ctx_.comm, &o.request) != MPI_SUCCESS) {
-    o.request = MPI_REQUEST_NULL;
-  }
-}
-
-void Coordinator::answer_robust(int worker) {
-  Reply r;
-  if (!exhausted_) {
-    assign_->answer(worker, r);  // the assignments of robust mode answer at once
-    if (r.kind != kNone) {
-      send(worker, r);
-      return;
-    }
-    exhausted_ = true;
-  }
-  if (ledger_.complete()) {
-    send_end(worker);
-    return;
-  }
-  if (const Ledger::Entry* e = ledger_.reissue(worker)) {
-    r = Reply{};
-    r.kind = kChunk;
-    r.id = e->id;
-    r.begin = e->chunk.begin;
-    r.size = e->chunk.size;
-    r.reissued = 1;
-    ++reissued_;
-    send(worker, r);
-    return;
-  }
-  deferred_.push_back(worker);
-  // Told at once: a deferred worker reports its finished chunks right away
-  // (the completion the loop waits for may be its own).
-  r = Reply{};
-  r.kind = kWait;
-  send(worker, r);
-}
-
-void Coordinator::send_end(int worker) {
-  if (ended_[static_cast<std::size_t>(worker)] != 0) return;
-  Reply r;
-  r.kind = kNone;
-  send(worker, r);
-}
-
-void Coordinator::close() {
-  if (closed_) return;
-  closed_ = true;
-  deferred_.clear();
-  for (int w = 0; w < ctx_.size; ++w) {
-    if (w != ctx_.rank) send_end(w);
-  }
-}
-
-void Coordinator::heartbeat() {
-  if (deferred_.empty()) return;
-  const double now = ctx_.meter->now();
-  if (now - last_beat_ < 0.25 * ctx_.config.robust_timeout) return;
-  last_beat_ = now;
-  for (int w : deferred_) {
-    Reply r;
-    r.kind = kWait;
-    send(w, r);
-  }
+  recovery_->deliver(worker, reply);
 }
 
 void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
@@ -170,15 +66,9 @@ void Coordinator::handle(int worker, const Request& request) {
     fb_.calc().record(ChunkTiming{worker, request.done, request.work, request.elapsed});
   }
   switch (request.kind) {
-    case kAsk: {
-      if (robust_) {
-        if (ended_[static_cast<std::size_t>(worker)] == 0) answer_robust(worker);
-        break;
-      }
-      Reply r;
-      if (assign_->answer(worker, r)) send(worker, r);
+    case kAsk:
+      recovery_->answer(worker);
       break;
-    }
     case kCommit:
       ledger_.scheduled(request.id, Chunk{request.begin, request.size}, worker);
       released_.clear();
@@ -194,7 +84,7 @@ void Coordinator::chunk_reported(const Request& report, const std::vector<std::b
   if (report.epoch != ctx_.epoch) return;  // of an abandoned execution: its results drained, dropped
   const bool first = ledger_.finished(report.id, report.size);
   if (first && report.result_bytes >= 0) ctx_.results->commit(results.data(), results.size());
-  if (robust_ && first && ledger_.complete()) close();
+  recovery_->reported(first);
 }
 
 int Coordinator::serve_ready() {
@@ -204,7 +94,7 @@ int Coordinator::serve_ready() {
   // (found in simulation at 256 ranks, docs/EXPERIMENTS.md).
   const int served = ctx_.engine->drain(&t0);
   if (served > 0) ctx_.meter->served(t0, ctx_.meter->now());
-  if (robust_) heartbeat();
+  recovery_->serving();
   return served;
 }
 
@@ -213,17 +103,11 @@ void Coordinator::serve_until(Done done) {
   const double t0 = ctx_.meter->now();
   bool any = false;
   while (!done()) {
-    if (robust_) {
-      heartbeat();
-      // Wakes up for the heartbeat of deferred workers.
-      const double beat = last_beat_ + 0.25 * ctx_.config.robust_timeout;
-      const auto w = ctx_.engine->wait_one_until(beat);
-      if (w == ProgressEngine::Waited::Idle) {
-        throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
-      }
-    } else if (!ctx_.engine->wait_one()) {
-      throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
-    }
+    const double until = recovery_->before_block();
+    const bool idle = until == CoordinatorRecovery::kForever
+                          ? !ctx_.engine->wait_one()
+                          : ctx_.engine->wait_one_until(until) == ProgressEngine::Waited::Idle;
+    if (idle) throw Error("lb4mpi: internal error: the coordinator waits for a message that no rank will send");
     any = true;
   }
   if (any) ctx_.meter->served(t0, ctx_.meter->now());
@@ -243,7 +127,7 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
   // whole cadence (one MPI_Test when nothing is there).
   if (ctx_.size > 1) serve_ready();
   Assignment::Own own;
-  if (!exhausted_) own = assign_->own_next();
+  if (recovery_->assignment_open()) own = assign_->own_next();
   while (own.kind == Assignment::Own::Kind::Blocked) {
     // A worker's commit is one message away. Loops in flight together do
     // not wait for it here: the rank moves on and comes back.
@@ -264,24 +148,12 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
       return !blocked;
     });
   }
-  if (own.kind == Assignment::Own::Kind::None && robust_) {
-    exhausted_ = true;
-    // Every chunk is scheduled: the coordinator, too, takes a chunk out
-    // elsewhere (with P - 1 failures it executes all that is left itself).
-    if (!ledger_.complete()) {
-      if (const Ledger::Entry* e = ledger_.reissue(ctx_.rank)) {
-        own.kind = Assignment::Own::Kind::Chunk;
-        own.chunk = e->chunk;
-        own.id = e->id;
-        ++reissued_;
-      }
-    }
-  }
+  if (own.kind == Assignment::Own::Kind::None) recovery_->own_exhausted(own);
   if (own.kind == Assignment::Own::Kind::None) {
     own_over_ = true;
     return false;
   }
-  if (robust_) ledger_.scheduled(own.id, own.chunk, ctx_.rank);
+  recovery_->own_begins(own.id, own.chunk);
   cut_.begin(own.chunk, own.id);
   own_chunk_ = own.chunk;
   grab.new_chunk = true;
@@ -296,7 +168,7 @@ Grab Coordinator::acquire(bool may_wait) {
     if (ctx_.size > 1) serve_ready();
   }
   for (;;) {
-    if (!cut_.empty() && robust_ && !ledger_.out(cut_.id())) {
+    if (!cut_.empty() && !recovery_->still_needed(cut_.id())) {
       // Finished elsewhere first: the rest of this copy is not needed.
       ctx_.results->drop(cut_.id());
       cut_.clear();
@@ -321,27 +193,22 @@ Grab Coordinator::acquire(bool may_wait) {
         serve_until([&] { return ledger_.complete(); });
       }
     }
-    if (robust_) close();
+    recovery_->loop_end();
     stop_listening();
     return Grab::of(Grab::Kind::Done);
   }
 }
 
 void Coordinator::own_chunk_done(std::int64_t id) {
-  if (!robust_) {
+  if (recovery_->own_done(id, own_chunk_.size)) {
     ctx_.results->commit_own(id);
-    return;
-  }
-  if (ledger_.finished(id, own_chunk_.size)) {
-    ctx_.results->commit_own(id);
-    if (ledger_.complete()) close();
   } else {
     ctx_.results->drop(id);
   }
 }
 
 void Coordinator::finished(std::int64_t id, Index size, double work) {
-  if (!robust_) ledger_.finished_here(size);
+  recovery_->own_piece(size);
   if (fb_.timed()) fb_.add(size, work);
   if (cut_.empty() && id == cut_.id()) own_chunk_done(id);
 }

@@ -1,14 +1,11 @@
 #include "runtime/execution.hpp"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <climits>
-#include <cstdio>
 
 #include "feedback.hpp"
 #include "models.hpp"
+#include "recovery/survivors.hpp"
 #include "runtime/agreement.hpp"
 #include "context.hpp"
 #include "runtime/mpi.hpp"
@@ -37,8 +34,9 @@ Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const E
   ctx_->config.observe = observer != nullptr;
   ctx_->results = &results_;
   fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
+  fault_ = make_fault_injector(ctx_->config, ctx_->rank);
   if (config.robust) {
-    exchange_ = std::make_unique<SurvivorsExchange>(config.coordinator, &ctx_->epoch, 0.1 * config.robust_timeout,
+    exchange_ = std::make_unique<SurvivorsExchange>(&ctx_->config.coordinator, &ctx_->epoch, 0.1 * config.robust_timeout,
                                                     config.robust_timeout);
   } else {
     exchange_ = std::make_unique<AllRanksExchange>();
@@ -125,7 +123,7 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
   t_start_ = clock_now();
   fb_->start(n_, t_start_);
   results_.start(first);
-  fail_chunks_ = 0;
+  if (fault_) fault_->execution_starts(t_start_);
   slowed_ = ctx_->config.slow_factor > 1.0 && step_ >= ctx_->config.slow_from;
   timed_ = fb_->timed() || observer_ != nullptr || slowed_;
   meter_->reset(timed_, ctx_->config.delay_us, observer_);
@@ -142,27 +140,6 @@ void Execution::exclude(double seconds) {
 void Execution::attach(const void* data, std::size_t bytes) {
   if (!in_piece_) throw Error("lb4mpi: a result was attached outside a chunk (attach it before the next next())");
   results_.attach(data, bytes);
-}
-
-void Execution::maybe_fail(bool new_chunk) {
-  const ExecConfig& c = ctx_->config;
-  if (!c.fail_here) return;
-  if (new_chunk) ++fail_chunks_;
-  bool now = false;
-  if (c.fail_after_chunks >= 1) {
-    now = fail_chunks_ >= c.fail_after_chunks;  // its k-th chunk arrived: it dies with it
-  } else if (c.fail_after_s >= 0.0) {
-    now = clock_now() - t_start_ >= c.fail_after_s;
-  } else {
-    now = true;  // at its first chunk
-  }
-  if (!now) return;
-  std::fprintf(stderr, "lb4mpi: failure injection: rank %d stops now (%s, LB4MPI_FAIL_RANKS)\n", ctx_->rank,
-               c.fail_exit ? "exit" : "SIGKILL");
-  std::fflush(stderr);
-  std::fflush(stdout);
-  if (c.fail_exit) _exit(1);
-  raise(SIGKILL);
 }
 
 void Execution::close_piece() {
@@ -209,7 +186,7 @@ Grab::Kind Execution::obtain(bool may_wait, Chunk& piece) {
           observer_->chunk(first_ + g.chunk.begin, g.chunk.size, t0 - observer_->origin(), t1 - observer_->origin());
         }
       }
-      maybe_fail(g.new_chunk);
+      if (fault_) fault_->piece_begins(g.new_chunk);
       results_.begin_piece(g.chunk_id, g.piece);
       in_piece_ = true;
       piece_id_ = g.chunk_id;

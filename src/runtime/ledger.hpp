@@ -4,7 +4,7 @@
 // by counting ranks — and a chunk's completion counts once, by its identity
 // (its scheduling step): a second report of the same chunk is a duplicate.
 //
-// Robust mode (rDLB, `004` §3) asks it for a chunk to hand out again once
+// The recovery unit (rDLB, `004` §3; runtime/recovery/) asks it for a chunk to hand out again once
 // every chunk is scheduled: the oldest scheduled-unfinished chunk that the
 // asking rank does not hold, the least re-issued first. The chunks are
 // kept as ranges, never as per-iteration flags.
@@ -81,7 +81,7 @@ class Ledger {
   }
 
   /// The coordinator finished `size` iterations of its own (not recorded
-  /// as chunks: outside robust mode).
+  /// as chunks: without recovery).
   void finished_here(Index size) { finished_ += size; }
 
   /// Whether chunk `id` is out (scheduled and not finished).
@@ -90,7 +90,7 @@ class Ledger {
     return window_[static_cast<std::size_t>(id - base_)].out;
   }
 
-  /// Robust mode: a chunk to hand to `rank` again — out, of known range,
+  /// Recovery: a chunk to hand to `rank` again — out, of known range,
   /// not held by `rank`, the fewest holders and then the oldest first —
   /// recorded as held by `rank` too; nullptr when there is none.
   const Entry* reissue(int rank) {

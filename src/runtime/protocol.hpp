@@ -7,13 +7,18 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lb4mpi/techniques/chunk_calculator.hpp"
+#include "lb4mpi/types.hpp"
+
 namespace lb4mpi::rt {
 
 enum Tag : int {
   kTagRequest = 4101,  ///< worker -> coordinator
   kTagReply = 4102,    ///< coordinator -> worker
-  kTagFigures = 4104,  ///< robust: worker -> coordinator, its figures at the end of an execution
-  kTagReport = 4105,   ///< robust: coordinator -> worker, every finishing rank's figures
+  kTagFigures = 4104,  ///< recovery: worker -> coordinator, its figures at the end of an execution
+  kTagReport = 4105,   ///< recovery: coordinator -> worker, every finishing rank's figures
+  kTagFailover = 4106,  ///< recovery: a FailoverMessage (survivor <-> successor)
+  kTagKept = 4107,      ///< recovery: survivor -> successor, the chunks it reported (serialized KeptChunks)
 };
 
 /// The tag of the results message that follows a report of execution
@@ -56,24 +61,42 @@ struct Request {
 
 enum ReplyKind : std::int32_t {
   kNone = 0,   ///< no more work for this rank
-  kChunk = 1,  ///< CCA: the chunk [begin, begin + size), id = its step
+  kChunk = 1,  ///< CCA, or a copy handed out again: the chunk `chunk`, id = its step
   kStep = 2,   ///< DCA closed form: step `id`, the rank computes its chunk
-  kGrant = 3,  ///< DCA grant: step `id` starting at `begin` with R_i = size and the shared inputs
-  kWait = 4,   ///< robust: nothing for you yet, the coordinator is alive (the worker waits on)
+  kGrant = 3,  ///< DCA grant: step `id` with the inputs `grant`
+  kWait = 4,   ///< recovery: nothing for you yet, the coordinator is alive (the worker waits on)
 };
 
+/// Recovery, when a coordinator is given up (recovery/failover.cpp).
+struct FailoverMessage {
+  enum Kind : std::int32_t {
+    kJoin = 1,      ///< survivor -> its successor candidate: "I gave coordinator generation `generation - 1` up"
+    kTakeover = 2,  ///< successor -> every survivor: "I coordinate generation `generation`: send me what you kept"
+  };
+  std::int32_t kind = kJoin;
+  std::int32_t generation = 0;
+};
+
+/// A grant's content (DCA without a closed form, `001` §4): where the step
+/// starts and the inputs only the coordinator holds (the technique layer's
+/// SharedInputs, named there per technique).
+struct GrantInputs {
+  std::int64_t start = 0;      ///< the step's first iteration
+  SharedInputs inputs;         ///< R_i, whether the rank has a measurement, the technique's shared values
+  std::int64_t evaluated = 0;  ///< recovery: the size the coordinator evaluated and committed when it granted
+};
+
+/// Coordinator -> worker. What is set depends on `kind` (above): `id` for
+/// kChunk, kStep and kGrant; `chunk` for kChunk (and kStep under recovery,
+/// whose coordinator knows the step's range); `reissued` for kChunk; `grant`
+/// for kGrant; nothing for kNone and kWait.
 struct Reply {
   std::int32_t epoch = 0;
   std::int32_t kind = kNone;
   std::int64_t id = -1;
-  std::int64_t begin = 0;
-  std::int64_t size = 0;
-  std::int32_t measured = 1;  ///< grant: the rank has a measurement
-  std::int32_t reissued = 0;  ///< robust: the chunk was handed out before (to a rank that has not finished it)
-  std::int64_t chunk_size = 0;  ///< robust grant: the size the coordinator evaluated and committed
-  double a = 0.0;             ///< grant: SharedInputs a, b, c
-  double b = 0.0;
-  double c = 0.0;
+  Chunk chunk;
+  std::int32_t reissued = 0;  ///< the chunk was handed out before (to a rank that has not finished it)
+  GrantInputs grant;
 };
 
 }  // namespace lb4mpi::rt

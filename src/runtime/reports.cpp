@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "recovery/policy.hpp"
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::rt {
@@ -20,34 +21,27 @@ ReportSender::~ReportSender() {
   if (pending) new std::deque<ResultSend>(std::move(sends_));
 }
 
-void coordinator_silent(const Context& ctx, const char* while_doing) {
-  throw Error("lb4mpi: robust mode: rank " + std::to_string(ctx.rank) + " heard nothing from the coordinator (rank " +
-              std::to_string(ctx.config.coordinator) + ") for " + std::to_string(ctx.config.robust_timeout) +
-              " s (LB4MPI_ROBUST_TIMEOUT) " + while_doing +
-              ": it has probably failed; robust mode survives the failure of any rank but the coordinator "
-              "(docs/ROBUST.md)");
-}
-
 void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
   into.id = id;
   into.begin = chunk.begin;
   into.size = chunk.size;
   into.result_bytes = ctx_.results->take(id, buf_) ? static_cast<std::int64_t>(buf_.size()) : -1;
+  if (ctx_.kept != nullptr) ctx_.kept->push_back(KeptChunk{chunk, into.result_bytes >= 0, buf_});
   if (into.result_bytes >= 0 && buf_.size() <= Request::kInlineResults) {
     std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
   }
 }
 
 void ReportSender::send_bytes(const void* data, int bytes, int tag, const char* what) {
-  if (!ctx_.config.robust) {
+  if (!ctx_.bounded()) {
     check_mpi(MPI_Send(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm), what);
     return;
   }
   MPI_Request r = MPI_REQUEST_NULL;
   check_mpi(MPI_Isend(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm, &r), what);
-  if (!wait_until(r, MPI_STATUS_IGNORE, clock_now() + ctx_.config.robust_timeout, what)) {
+  if (!wait_until(r, MPI_STATUS_IGNORE, clock_now() + ctx_.patience(), what)) {
     MPI_Request_free(&r);  // never completes: the coordinator is gone
-    coordinator_silent("while sending to it");
+    coordinator_silent(ctx_, "while sending to it");
   }
 }
 
@@ -67,7 +61,7 @@ void ReportSender::sweep() {
 
 void ReportSender::send_results(const Request& report, const std::function<bool()>& over) {
   if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= Request::kInlineResults) return;
-  if (!ctx_.config.robust) {
+  if (!ctx_.bounded()) {
     send_bytes(buf_.data(), static_cast<int>(buf_.size()), result_tag(report.epoch), "MPI_Send (chunk results)");
     return;
   }
@@ -84,7 +78,7 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
   // left (it would wait the timeout, then hand the chunk out again). The
   // wait ends early when the loop is over (the coordinator may have left it
   // before receiving them: they stay pending in sends_).
-  const double deadline = clock_now() + ctx_.config.robust_timeout;
+  const double deadline = clock_now() + ctx_.patience();
   for (int polls = 0;; ++polls) {
     int done = 0;
     check_mpi(MPI_Test(&r.request, &done, MPI_STATUS_IGNORE), "MPI_Test (chunk results)");
@@ -93,7 +87,7 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
       return;
     }
     if (over()) return;
-    if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent("while sending it results");
+    if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent(ctx_, "while sending it results");
     backoff(polls);
   }
 }

@@ -2,12 +2,13 @@
 // coordinator tells it which chunk it finished (by identity) and ships the
 // chunk's results with it (`004` Algorithm 1's DLS_endChunk(info, data));
 // the coordinator takes the results of a report in. Shared by the two-sided
-// worker and coordinator and by robust distributed-rma, which reports its
+// worker and coordinator and by distributed-rma under recovery, which reports its
 // completions by message too.
 //
-// In robust mode every send to the coordinator is bounded by the timeout (a
-// send to a failed rank may never complete), and results are sent without
-// keeping the rank waiting on a coordinator that has left the loop.
+// When the context is bounded (the recovery unit) every send to the
+// coordinator is bounded by the patience (a send to a failed rank may never
+// complete), and results are sent without keeping the rank waiting on a
+// coordinator that has left the loop.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -19,10 +20,6 @@
 #include "runtime/progress.hpp"
 
 namespace lb4mpi::rt {
-
-/// Robust mode: the error of a rank whose coordinator was silent for the
-/// timeout `while_doing` something.
-[[noreturn]] void coordinator_silent(const Context& ctx, const char* while_doing);
 
 class ReportSender {
  public:
@@ -38,19 +35,17 @@ class ReportSender {
   /// into `into`: inline when they fit, else announced (send_results then
   /// sends them from this sender's buffer).
   void fill(Request& into, std::int64_t id, Chunk chunk);
-  /// `message` (its epoch set here) to the coordinator, waited for — in
-  /// robust mode no longer than the timeout.
+  /// `message` (its epoch set here) to the coordinator, waited for — when
+  /// bounded no longer than the patience.
   void send(Request& message);
-  /// Bytes to the coordinator: MPI_Send, or in robust mode a nonblocking
-  /// send waited for at most the timeout.
+  /// Bytes to the coordinator: MPI_Send, or when bounded a nonblocking
+  /// send waited for at most the patience.
   void send_bytes(const void* data, int bytes, int tag, const char* what);
   /// After `report` (filled by fill()) went out: the results it announced,
-  /// if they did not fit inline. Robust mode: sent without blocking on a
+  /// if they did not fit inline. Bounded: sent without blocking on a
   /// coordinator that may have left; completed before the rank goes on,
   /// unless `over()` (called between polls) says the loop ended meanwhile.
   void send_results(const Request& report, const std::function<bool()>& over);
-  /// Robust mode: the coordinator was silent for the timeout.
-  [[noreturn]] void coordinator_silent(const char* while_doing) const { rt::coordinator_silent(ctx_, while_doing); }
 
  private:
   void sweep();
@@ -61,7 +56,7 @@ class ReportSender {
     MPI_Request request = MPI_REQUEST_NULL;
     std::vector<std::byte> data;
   };
-  std::deque<ResultSend> sends_;  // robust: results not yet known to be delivered
+  std::deque<ResultSend> sends_;  // bounded: results not yet known to be delivered
 };
 
 /// A coordinator's receive of requests and reports (kTagRequest, from any
@@ -106,7 +101,7 @@ class RequestInbox {
 /// the coordinator from serving everyone else). For those a receive is
 /// posted in the progress engine, and the report is completed when they
 /// arrive — never, if the sender failed first: its chunk then stays out and
-/// robust mode hands it out again.
+/// recovery hands it out again.
 class ResultsInbox : private ProgressEngine::Handler {
  public:
   /// Runs when a report's results are in (`data`: empty when it announced none).

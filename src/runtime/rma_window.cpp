@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <vector>
 
-#include "reports.hpp"
+#include "recovery/policy.hpp"
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::rt {
 
 RmaWindow::~RmaWindow() {
-  // Robust mode: a loop that did not end may have lost ranks (its
+  // Bounded (recovery): a loop that did not end may have lost ranks (its
   // coordinator, this rank's error says), and freeing is collective: the
   // window is left to MPI, never freed.
-  if (win_ != MPI_WIN_NULL && !ctx_.config.robust) {
+  if (win_ != MPI_WIN_NULL && !ctx_.bounded()) {
     MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);  // collective: every rank destroys its Loop
   }
@@ -54,11 +54,11 @@ void RmaWindow::give_back() {
 }
 
 void RmaWindow::complete(MPI_Request& request, const char* what) {
-  if (!ctx_.config.robust) {
+  if (!ctx_.bounded()) {
     wait(request, MPI_STATUS_IGNORE, what);
     return;
   }
-  if (!wait_until(request, MPI_STATUS_IGNORE, clock_now() + ctx_.config.robust_timeout, what)) {
+  if (!wait_until(request, MPI_STATUS_IGNORE, clock_now() + ctx_.patience(), what)) {
     MPI_Request_free(&request);  // never completes: the coordinator is gone
     coordinator_silent(ctx_, "while reaching its window");
   }
@@ -67,7 +67,7 @@ void RmaWindow::complete(MPI_Request& request, const char* what) {
 std::int64_t RmaWindow::fetch_op(int slot, std::int64_t value, MPI_Op op) {
   const int coord = ctx_.config.coordinator;
   std::int64_t old = 0;
-  if (!ctx_.config.robust) {
+  if (!ctx_.bounded()) {
     check_mpi(MPI_Fetch_and_op(&value, &old, MPI_INT64_T, coord, slot, op, win_), "MPI_Fetch_and_op");
     check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
     return old;

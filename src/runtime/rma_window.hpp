@@ -4,8 +4,8 @@
 // operations the models use on its 64-bit slots. Windows are kept by the
 // channel between executions (creating one is collective and costly).
 //
-// In robust mode every operation that needs the coordinator is
-// request-based (MPI_Rget_accumulate) and waited for at most the timeout:
+// When the context is bounded (recovery) every operation that needs the coordinator is
+// request-based (MPI_Rget_accumulate) and waited for at most the patience:
 // where the MPI carries out atomics through the target's progress engine, an
 // operation on a failed coordinator's window would otherwise wait forever.
 #pragma once
@@ -22,8 +22,8 @@ class RmaWindow {
  public:
   explicit RmaWindow(Context& ctx) : ctx_(ctx) {}
   /// A window still held (an execution that did not finish) is unlocked
-  /// and freed: collective, as every rank destroys its loop. Not in robust
-  /// mode, where ranks may have failed: it is left to MPI.
+  /// and freed: collective, as every rank destroys its loop. Not when bounded
+  /// (recovery), where ranks may have failed: it is left to MPI.
   ~RmaWindow();
   RmaWindow(const RmaWindow&) = delete;
   RmaWindow& operator=(const RmaWindow&) = delete;
@@ -41,7 +41,7 @@ class RmaWindow {
 
   /// The int64 at `slot` of the coordinator's window combined with `value`
   /// by `op` (MPI_SUM, MPI_REPLACE, MPI_NO_OP), completed; returns the value
-  /// before. `what` names the wait in a robust-mode timeout.
+  /// before. `what` names the wait in a timeout.
   std::int64_t fetch_op(int slot, std::int64_t value, MPI_Op op);
   std::int64_t fetch_add(int slot, std::int64_t value) { return fetch_op(slot, value, MPI_SUM); }
   std::int64_t swap(int slot, std::int64_t value) { return fetch_op(slot, value, MPI_REPLACE); }
@@ -49,15 +49,15 @@ class RmaWindow {
   /// `count` int64 from `slot` on, each read atomically.
   void read(int slot, std::int64_t* out, int count);
   /// `count` int64 to `slot` on, each written atomically (the coordinator's
-  /// own window in robust mode; any rank otherwise).
+  /// own window under recovery; any rank otherwise).
   void write(int slot, const std::int64_t* in, int count);
   /// Plain transfers of doubles (under the models' own lock), completed.
   void put(const double* in, int count, int slot, int target);
   void get(double* out, int count, int slot, int target);
 
  private:
-  /// Completes `request` of an operation on the coordinator: in robust mode
-  /// within the timeout, else an error naming the coordinator.
+  /// Completes `request` of an operation on the coordinator: when bounded
+  /// within the patience, else an error naming the coordinator.
   void complete(MPI_Request& request, const char* what);
 
   Context& ctx_;

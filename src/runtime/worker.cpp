@@ -8,7 +8,11 @@
 namespace lb4mpi::rt {
 
 Worker::Worker(Context& ctx, AdaptiveFeedback& feedback, std::unique_ptr<Assignment> assignment)
-    : FedScheduler(feedback), ctx_(ctx), assign_(std::move(assignment)), reports_(ctx) {
+    : FedScheduler(feedback),
+      ctx_(ctx),
+      assign_(std::move(assignment)),
+      recovery_(make_worker_recovery(ctx)),
+      reports_(ctx) {
   slot_ = ctx_.engine->add(this);
 }
 
@@ -22,76 +26,62 @@ void Worker::post_reply() {
   check_mpi(MPI_Irecv(&reply_, sizeof reply_, MPI_BYTE, ctx_.config.coordinator, kTagReply, ctx_.comm,
                       &ctx_.engine->request(slot_)),
             "MPI_Irecv");
-  posted_ = true;
 }
 
 void Worker::start(Index n) {
-  robust_ = ctx_.config.robust;
   finish_send();
   assign_->start(n);
   cut_.clear();
-  ended_ = false;
-  deferred_ = false;
-  ready_reissued_ = false;
-  ready_.reset();
   unreported_.clear();
-  cadence_.configure(-1);
-  last_heard_ = ctx_.meter->now();
+  recovery_->start();
   // The coordinator sends the first piece of work unasked.
-  if (!posted_) post_reply();
-  outstanding_ = true;
+  if (!receiving()) post_reply();
+  state_ = State::Asked;
 }
 
 void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
-  posted_ = false;
   if (reply_.epoch != ctx_.epoch) {  // of an abandoned execution: dropped, ours is still to come
     post_reply();
     return;
   }
-  last_heard_ = ctx_.meter->now();
-  if (reply_.kind == kWait) {  // robust: deferred until the loop completes; the coordinator is alive
-    deferred_ = true;
+  recovery_->heard();
+  if (reply_.kind == kWait) {  // recovery: deferred until the loop completes; the coordinator is alive
+    state_ = State::Deferred;
     post_reply();
     if (!unreported_.empty()) report_finished();  // the completion it waits for may be this rank's
     return;
   }
-  deferred_ = false;
-  outstanding_ = false;
-  ready_reissued_ = reply_.kind == kChunk && reply_.reissued != 0;
+  Assignment::Got got;
   if (reply_.kind == kChunk && reply_.reissued != 0) {
-    // Robust mode: a chunk handed out before, whatever the assignment.
-    Assignment::Got got;
+    // Recovery: a chunk handed out before, whatever the assignment.
     got.end = false;
-    got.chunk = Chunk{reply_.begin, reply_.size};
+    got.chunk = reply_.chunk;
     got.id = reply_.id;
-    ready_ = got;
+    state_ = State::ReadyCopy;
   } else {
     // Interpreted at once, not when the rank next asks for work of this loop:
     // a grant locks the coordinator's assignment until this rank commits,
     // which must not wait while the rank executes a chunk of another loop.
-    ready_ = assign_->interpret(reply_);
+    got = assign_->interpret(reply_);
+    state_ = got.end ? State::EndReady : State::Ready;
   }
-  if (ready_->commit) {
+  ready_ = got.chunk;
+  ready_id_ = got.id;
+  if (got.commit) {
     Request c;
     c.kind = kCommit;
-    c.id = ready_->id;
-    c.begin = ready_->chunk.begin;
-    c.size = ready_->chunk.size;
+    c.id = got.id;
+    c.begin = got.chunk.begin;
+    c.size = got.chunk.size;
     reports_.send(c);
   }
-  // Robust mode listens on: the next reply is the answer to its next
-  // request, or the end of the loop, which may come before it asks.
-  if (robust_ && !ready_->end) post_reply();
+  // Recovery listens on: the next reply is the answer to its next request,
+  // or the end of the loop, which may come before it asks.
+  if (recovery_->listens() && !got.end) post_reply();
 }
 
 void Worker::finish_send() {
-  if (send_ == MPI_REQUEST_NULL) return;
-  if (!robust_) {
-    wait(send_, MPI_STATUS_IGNORE);
-  } else if (!wait_until(send_, MPI_STATUS_IGNORE, clock_now() + ctx_.config.robust_timeout)) {
-    MPI_Request_free(&send_);
-    reports_.coordinator_silent("while sending to it");
-  }
+  if (send_ != MPI_REQUEST_NULL) recovery_->complete(send_);
 }
 
 void Worker::pop_unreported(Request& into) {
@@ -103,7 +93,7 @@ void Worker::pop_unreported(Request& into) {
 void Worker::send_results(const Request& report) {
   reports_.send_results(report, [this] {
     ctx_.engine->poll();
-    return ready_ && ready_->end;
+    return state_ == State::EndReady;
   });
 }
 
@@ -126,12 +116,12 @@ void Worker::ask() {
     outgoing_.work = m.work_time;
     outgoing_.elapsed = m.elapsed_time;
   }
-  if (!posted_) post_reply();  // before asking
-  // Outstanding from now on: sending the results polls, and the reply may
-  // arrive meanwhile (its handler clears the flag; set after the sends, the
-  // flag would then wait for a reply that already came — the rank asked no
-  // more, and robust mode's coordinator did the rest of the loop alone).
-  outstanding_ = true;
+  if (!receiving()) post_reply();  // before asking
+  // Asked from now on: sending the results polls, and the reply may arrive
+  // meanwhile (its handler moves the state on; set after the sends, the
+  // state would then wait for a reply that already came — the rank asked no
+  // more, and a recovering coordinator did the rest of the loop alone).
+  state_ = State::Asked;
   check_mpi(MPI_Isend(&outgoing_, sizeof outgoing_, MPI_BYTE, ctx_.config.coordinator, kTagRequest, ctx_.comm,
                       &send_),
             "MPI_Isend");
@@ -159,36 +149,26 @@ void Worker::report_finished() {
 }
 
 void Worker::await_reply() {
-  while (!ready_) {
-    // Serves and receives for every loop of the engine meanwhile.
-    if (!robust_) {
-      if (!ctx_.engine->wait_one()) throw Error("lb4mpi: internal error: a worker waits for no reply");
-      continue;
-    }
-    const double timeout = ctx_.config.robust_timeout;
-    const auto w = ctx_.engine->wait_one_until(last_heard_ + timeout);
-    if (w == ProgressEngine::Waited::Idle) throw Error("lb4mpi: internal error: a worker waits for no reply");
-    if (w == ProgressEngine::Waited::TimedOut && clock_now() > last_heard_ + timeout) {
-      reports_.coordinator_silent("while waiting for work");
-    }
-  }
+  // Serves and receives for every loop of the engine meanwhile.
+  recovery_->waiting();
+  while (!has_ready()) recovery_->await();
 }
 
 Grab Worker::acquire(bool may_wait) {
   Grab grab;
   for (;;) {
-    if (robust_ && !cut_.empty()) {
+    if (recovery_->listens() && !cut_.empty()) {
       // Checked between pieces: the end of the loop cuts the chunk short
       // (every iteration is finished, this copy is not needed).
       ctx_.engine->poll();
-      if (ready_ && ready_->end) {
+      if (state_ == State::EndReady) {
         ctx_.results->drop(cut_.id());
         cut_.clear();
       }
     }
     if (!cut_.empty()) {
       Index k = cut_.left();
-      if (!outstanding_ && !ended_ && !ready_) {
+      if (state_ == State::Idle) {
         // requestWhen: ask for the next chunk before the last `request_at_`
         // iterations, so the reply travels while they execute.
         if (k <= request_at_) {
@@ -197,27 +177,24 @@ Grab Worker::acquire(bool may_wait) {
           k -= request_at_;
         }
       }
-      if (robust_) {
-        if (cadence_.due()) cadence_.checked(ctx_.meter->now());
-        k = std::min(k, cadence_.budget());
-      }
+      k = recovery_->piece(k);
       grab.kind = Grab::Kind::Piece;
       grab.piece = cut_.take(k);
       grab.chunk_id = cut_.id();
-      if (robust_) cadence_.executed(grab.piece.size);
+      recovery_->executed(grab.piece.size);
       return grab;
     }
-    if (ended_) {
+    if (state_ == State::Ended) {
       report_finished();
       return Grab::of(Grab::Kind::Done);
     }
-    if (!ready_) {
+    if (!has_ready()) {
       const bool timed_here = !ctx_.meter->whole_acquires();
       const double t0 = timed_here ? ctx_.meter->now() : 0.0;
-      if (!outstanding_) ask();
+      if (state_ == State::Idle) ask();
       if (!may_wait) {
         ctx_.engine->poll();
-        if (!ready_) {
+        if (!has_ready()) {
           if (timed_here) ctx_.meter->spent(t0, ctx_.meter->now());
           return Grab::of(Grab::Kind::NotNow);  // the caller moves on to another loop
         }
@@ -226,32 +203,34 @@ Grab Worker::acquire(bool may_wait) {
       }
       if (timed_here) ctx_.meter->spent(t0, ctx_.meter->now());
     }
-    const Assignment::Got got = *ready_;
-    ready_.reset();
-    if (got.end) {
-      ended_ = true;
-      if (robust_) unreported_.clear();  // the loop is complete: nobody needs these reports
+    if (state_ == State::EndReady) {
+      state_ = State::Ended;
+      if (recovery_->reports_at_once()) unreported_.clear();  // the loop is complete: nobody needs these reports
       continue;
     }
-    cut_.begin(got.chunk, got.id);
-    current_ = got.chunk;
-    request_at_ = assign_->prefetch() ? request_point(ctx_.config.request_when, got.chunk.size) : 0;
-    if (robust_) cadence_.checked(ctx_.meter->now());
+    state_ = State::Idle;
+    cut_.begin(ready_, ready_id_);
+    current_ = ready_;
+    request_at_ = assign_->prefetch() ? request_point(ctx_.config.request_when, ready_.size) : 0;
+    recovery_->chunk_begins();
     grab.new_chunk = true;
-    grab.chunk = got.chunk;
+    grab.chunk = ready_;
   }
 }
 
 void Worker::finished(std::int64_t id, Index size, double work) {
   if (fb_.timed()) fb_.add(size, work);
-  if (cut_.empty() && id == cut_.id() && !(robust_ && ended_)) {
+  const bool at_once = recovery_->reports_at_once();
+  if (cut_.empty() && id == cut_.id() && !(at_once && state_ == State::Ended)) {
     unreported_.push_back(Done{id, current_});
-    // Robust mode: when the request for the next chunk went out before this
+    // Recovery: when the request for the next chunk went out before this
     // one ended (requestWhen), the report would wait for the request after
     // it. Once the assignment is over — the answer was a copy of another
     // rank's chunk, or "wait" — the loop's end hangs on this report: it goes
     // at once (a deferred rank would otherwise wait for the end forever).
-    if (robust_ && (deferred_ || (ready_ && (ready_->end || ready_reissued_)))) report_finished();
+    if (at_once && (state_ == State::Deferred || state_ == State::EndReady || state_ == State::ReadyCopy)) {
+      report_finished();
+    }
   }
 }
 

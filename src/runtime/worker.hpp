@@ -7,10 +7,10 @@
 #pragma once
 #include <deque>
 #include <memory>
-#include <optional>
 
 #include "assign.hpp"
 #include "feedback.hpp"
+#include "recovery/policy.hpp"
 #include "reports.hpp"
 #include "runtime/pieces.hpp"
 #include "runtime/scheduler.hpp"
@@ -30,6 +30,22 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   [[nodiscard]] bool ships_results() const override { return true; }
 
  private:
+  /// Where the worker is in its protocol with the coordinator.
+  enum class State : std::uint8_t {
+    Idle,       ///< nothing asked, nothing ready: it asks when it needs work
+    Asked,      ///< its request (or its first work) is out: a reply is on its way
+    Deferred,   ///< recovery: told to wait (the assignment is over); the end, or "still alive", comes
+    Ready,      ///< a chunk arrived and is interpreted (ready_), not yet taken
+    ReadyCopy,  ///< ditto, a copy of a chunk that another rank holds too
+    EndReady,   ///< "no more work" arrived, not yet taken
+    Ended,      ///< the loop is over for this rank
+  };
+  [[nodiscard]] bool has_ready() const {
+    return state_ == State::Ready || state_ == State::ReadyCopy || state_ == State::EndReady;
+  }
+  /// The reply receive is posted.
+  [[nodiscard]] bool receiving() { return ctx_.engine->request(slot_) != MPI_REQUEST_NULL; }
+
   void on_complete(int slot, const MPI_Status& status) override;
   void post_reply();
   void ask();
@@ -39,9 +55,9 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   void pop_unreported(Request& into);
   /// After a report: the results it announced.
   void send_results(const Request& report);
-  /// Waits for the reply (robust mode: no longer than the timeout).
+  /// Waits for the reply (the recovery policy bounds the wait).
   void await_reply();
-  /// Completes send_ (robust mode: within the timeout).
+  /// Completes send_ (ditto).
   void finish_send();
 
   struct Done {
@@ -51,6 +67,7 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
 
   Context& ctx_;
   std::unique_ptr<Assignment> assign_;
+  std::unique_ptr<WorkerRecovery> recovery_;  // runtime/recovery/: plain, or recovering
   PieceCutter cut_;
   Chunk current_;              // the chunk being executed
   Index request_at_ = 0;       // requestWhen of the current chunk
@@ -58,21 +75,11 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   Reply reply_;
   Request outgoing_;
   MPI_Request send_ = MPI_REQUEST_NULL;
-  bool outstanding_ = false;   // a reply is on its way (or the first work)
-  bool ended_ = false;         // "no more work" was received
-  /// The interpreted reply not yet taken: a chunk, or end.
-  std::optional<Assignment::Got> ready_;
+  State state_ = State::Idle;
+  Chunk ready_;                // Ready, ReadyCopy: the chunk ...
+  std::int64_t ready_id_ = -1;  // ... and its id
   std::deque<Done> unreported_;  // finished chunks the coordinator does not know of yet
   ReportSender reports_;
-  // Robust mode: the reply receive stays posted, so that the end of the
-  // loop (every iteration finished elsewhere) cuts short what the rank
-  // executes; chunks are executed in pieces checked cadence_ apart.
-  bool robust_ = false;
-  bool posted_ = false;      // the reply receive is posted
-  bool deferred_ = false;    // the coordinator answered "wait" (the assignment is over)
-  bool ready_reissued_ = false;  // ready_ is a copy of another rank's chunk
-  ServeCadence cadence_;
-  double last_heard_ = 0.0;  // when the coordinator was last heard of
 };
 
 }  // namespace lb4mpi::rt

@@ -12,7 +12,12 @@
  *                        committed every iteration exactly once, every
  *                        survivor must name the victims (DLS_FailedRanks), and
  *                        the survivors leave without MPI_Finalize, as
- *                        docs/ROBUST.md tells a program to. */
+ *                        docs/ROBUST.md tells a program to. Each survivor
+ *                        writes its verdict to $LB4MPI_VERDICT_DIR/rank-R.json
+ *                        (rank, failed ranks seen, exit code, and on rank 0
+ *                        whether every iteration was committed once with its
+ *                        value), which tests/capi/check_killed.py reads:
+ *                        mpiexec --enable-recovery's exit code does not tell. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,13 +67,33 @@ static void run_loop(infoDLS* info, int numProcs) {
   DLS_EndLoop(info, &nIter, &workTime);
 }
 
+/* This survivor's verdict, as JSON in $LB4MPI_VERDICT_DIR/rank-R.json
+ * (written to a temporary name, then renamed: a reader sees all or nothing). */
+static void write_verdict(int rank, int failed, int committed_ok, int exit_code) {
+  const char* dir = getenv("LB4MPI_VERDICT_DIR");
+  if (dir == NULL || *dir == '\0') return;
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/rank-%d.json", dir, rank);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE* f = fopen(tmp, "w");
+  if (f == NULL) {
+    fprintf(stderr, "rank %d: cannot write the verdict %s\n", rank, tmp);
+    return;
+  }
+  fprintf(f, "{\"rank\": %d, \"failed_count\": %d, \"committed_ok\": %s, \"exit_code\": %d}\n", rank, failed,
+          committed_ok < 0 ? "null" : (committed_ok ? "true" : "false"), exit_code);
+  fclose(f);
+  rename(tmp, path);
+}
+
 /* Ranks are killed during the loop: no collective call afterwards. */
 static int run_killed(int mode, int rank, int numProcs) {
   Configure_Chunk_Calculation_Mode(mode);
+  capi_us_per_iteration = 10.0; /* ~30 ms of work: each victim reaches its 2nd chunk */
   infoDLS info;
   run_loop(&info, numProcs);
   const int failed = DLS_FailedRanks(&info);
-  int failures = 0;
+  int failures = 0, committed_ok = -1;
   if (failed < 1) {
     fprintf(stderr, "mode %d: rank %d: no rank reported failed, but victims were killed\n", mode, rank);
     failures = 1;
@@ -78,12 +103,14 @@ static int run_killed(int mode, int rank, int numProcs) {
     for (int i = 0; i < N; ++i) {
       if (committed.count[i] != 1 || committed.value[i] != 7 * i + 1) ++wrong;
     }
+    committed_ok = wrong == 0;
     if (wrong != 0) {
       fprintf(stderr, "mode %d: %d iterations not committed exactly once with their value\n", mode, wrong);
       failures = 1;
     }
     printf("C API, robust mode, mode %d, %d ranks failed: %s\n", mode, failed, failures ? "FAILED" : "ok");
   }
+  write_verdict(rank, failed, committed_ok, failures);
   fflush(stdout);
   fflush(stderr);
   _exit(failures); /* MPI_Finalize is collective: not with dead ranks (docs/ROBUST.md) */

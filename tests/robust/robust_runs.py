@@ -3,8 +3,22 @@
 
 Runs lb4mpi's apps (Mandelbrot, PSIA) under Open MPI's
 `mpiexec --enable-recovery`, kills ranks while the job runs, and checks that
-the run completes with the failure-free checksum and names only victims as
-failed. Every run has a watchdog; a run that outlives it is a hang.
+the run completes with the failure-free checksum and names exactly the ranks
+that died as failed. Every run has a watchdog; a run that outlives it is a hang.
+
+What a run must show (the launcher's exit code alone cannot be trusted under
+--enable-recovery, docs/ROBUST.md):
+- mpiexec exits 0, within the watchdog, and prints rank 0's JSON summary with
+  the failure-free checksum;
+- the ranks killed (by this script's SIGKILL, or announced by lb4mpi's
+  injection: "failure injection: rank R stops now") are really dead: each pid
+  is gone or a zombie within 5 s, and wrote no verdict;
+- every other rank is a survivor: it wrote its verdict (LB4MPI_VERDICT_DIR,
+  apps/common/verdict.hpp) with exit code 0 and names exactly the killed ranks
+  as failed (reported == killed, both ways), and rank 0's verdict has the
+  failure-free checksum;
+- stderr holds nothing but the announcements, the injection's lines and Open
+  MPI's known PMIx notices.
 
 Victims are killed two ways: by lb4mpi's built-in injection
 (--fail-ranks/--fail-after, SIGKILL or _exit), or from outside: this script
@@ -12,12 +26,15 @@ finds the ranks among the children of the mpiexec it started (their
 OMPI_COMM_WORLD_RANK), waits a random time and sends SIGKILL to the pid.
 
   robust_runs.py --mpiexec mpiexec --apps BUILD/apps --runs 10 --seed 3
-  robust_runs.py ... --scenario coordinator   # rank 0 killed: every survivor names it, no hang
+  robust_runs.py ... --scenario coordinator   # rank 0 (and successors) killed: failover, checksum kept
   robust_runs.py ... --scenario unprotected   # no robust mode, no recovery: the job ends with an error
 
 A random run draws: app, P in {3, 4} (2 in a few), mode centralized,
 distributed or distributed-rma, a technique (not STATIC), 1, P/2 or P-1
-victims among ranks 1..P-1, and how and when they die.
+victims among ranks 1..P-1 (every third run: rank 0, the coordinator, among them), and how and
+when they die.
+--seed N replays the draws of seed N; --seed fresh draws a new seed from the
+system's entropy and prints it with the command that replays it.
 Prints one line per run and a JSON summary; exits 1 on any failure.
 """
 import argparse
@@ -26,8 +43,10 @@ import os
 import random
 import re
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -45,10 +64,45 @@ APPS = {
 WATCHDOG_S = 60
 
 
-def rank_pids(mpiexec_pid, ranks, deadline):
-    """{rank: pid} of the app processes that are children of `mpiexec_pid`."""
-    found = {}
-    while len(found) < ranks and time.time() < deadline:
+# stderr lines a correct run may print; anything else fails the run.
+EXPECTED_STDERR = [
+    re.compile(r"^\S+ \[rank \d+\]: loop started$"),
+    re.compile(r"^lb4mpi: failure injection: rank \d+ stops now \((SIGKILL|exit), LB4MPI_FAIL_RANKS\)$"),
+    re.compile(r"^\[[^]]+\] PMIX ERROR: BAD-PARAM in file .*pmix_event_notification\.c at line \d+$"),
+]
+INJECTED = re.compile(r"failure injection: rank (\d+) stops now")
+
+
+def unexpected_stderr(err):
+    """The lines of `err` that no correct run prints."""
+    return [line for line in err.splitlines()
+            if line.strip() and not any(p.match(line) for p in EXPECTED_STDERR)]
+
+
+def pid_state(pid):
+    """The state letter of /proc/PID/stat, None when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def wait_dead(pid, limit_s=5.0):
+    """True once `pid` is gone or a zombie (waited for at most `limit_s`)."""
+    deadline = time.time() + limit_s
+    while time.time() < deadline:
+        if pid_state(pid) in (None, "Z", "X"):
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def rank_pids(mpiexec_pid, ranks, deadline, found=None, stop=None):
+    """{rank: pid} of the app processes that are children of `mpiexec_pid`
+    (filled into `found` as they appear, until all are or `stop` is set)."""
+    found = {} if found is None else found
+    while len(found) < ranks and time.time() < deadline and not (stop and stop.is_set()):
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
@@ -80,18 +134,36 @@ class Runner:
         cmd += ["-n", str(ranks), os.path.join(self.a.apps, f"lb4mpi-{app}")] + APPS[app] + extra
         return cmd
 
-    def run(self, cmd, kill=None):
+    def run(self, cmd, kill=None, ranks=0):
         """Runs cmd with the watchdog; kill = (ranks, [victims], delay_s) kills from outside,
         `delay_s` after every victim announced that its loop started (--announce-start: a
-        failure before the loop starts is not robust mode's to survive, docs/ROBUST.md)."""
+        failure before the loop starts is not robust mode's to survive, docs/ROBUST.md).
+        Returns a dict: rc (None: hung), out, err, dt, killed {rank: how},
+        undead [ranks killed whose pid did not die], verdicts {rank: verdict}."""
         t0 = time.time()
         if kill is not None:
             cmd = cmd + ["--announce-start"]
+            ranks = kill[0]
+        verdict_dir = tempfile.mkdtemp(prefix="lb4mpi-verdicts-")
+        env = dict(os.environ, LB4MPI_VERDICT_DIR=verdict_dir)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True, env=env)
+        pids = {}
+        stop_scan = threading.Event()
         err_lines = []
         started = set()
+        killed = {}
+        undead = []
+        checkers = []
         cond = threading.Condition()
+
+        def confirm_dead(rank):
+            deadline = time.time() + 5
+            while rank not in pids and time.time() < deadline:
+                time.sleep(0.005)
+            if rank not in pids or not wait_dead(pids[rank]):
+                with cond:
+                    undead.append(rank)
 
         def read_stderr():
             for line in p.stderr:
@@ -101,35 +173,62 @@ class Runner:
                     if m:
                         started.add(int(m.group(1)))
                         cond.notify_all()
+                    m = INJECTED.search(line)
+                    if m:
+                        killed[int(m.group(1))] = "injected"
+                        t = threading.Thread(target=confirm_dead, args=(int(m.group(1)),), daemon=True)
+                        checkers.append(t)
+                        t.start()
 
         out_parts = []
-        readers = [threading.Thread(target=read_stderr, daemon=True),
+        threads = [threading.Thread(target=read_stderr, daemon=True),
                    threading.Thread(target=lambda: out_parts.append(p.stdout.read()), daemon=True)]
-        for r in readers:
-            r.start()
-        killed = []
+        if ranks:
+            threads.append(threading.Thread(target=rank_pids, daemon=True,
+                                            args=(p.pid, ranks, time.time() + 20, pids, stop_scan)))
+        for t in threads:
+            t.start()
         if kill is not None:
-            ranks, victims, delay = kill
-            pids = rank_pids(p.pid, ranks, time.time() + 10)
+            _, victims, delay = kill
+            # delay: seconds before the first kill, or a list: before each kill in turn
+            delays = delay if isinstance(delay, list) else [delay] + [0.0] * (len(victims) - 1)
+            deadline = time.time() + 10
+            while not set(victims) <= set(pids) and time.time() < deadline:
+                time.sleep(0.005)
             with cond:
                 cond.wait_for(lambda: set(victims) <= started, timeout=20)
-            time.sleep(delay)
-            for v in victims:
-                if v in pids:
+            for v, pause in zip(victims, delays):
+                time.sleep(pause)
+                # Only a live process is a victim: one that already ended (a zombie) survived.
+                if v in pids and pid_state(pids[v]) not in (None, "Z", "X"):
                     try:
                         os.kill(pids[v], signal.SIGKILL)
-                        killed.append(v)
                     except ProcessLookupError:
-                        pass  # already done: it survives
+                        continue
+                    killed[v] = "outside"
+                    if not wait_dead(pids[v]):
+                        undead.append(v)
         try:
             rc = p.wait(timeout=WATCHDOG_S)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             rc = None
-        for r in readers:
-            r.join(timeout=5)
-        return rc, "".join(out_parts), "".join(err_lines), time.time() - t0, killed
+        stop_scan.set()
+        for t in threads + checkers:
+            t.join(timeout=6)
+        verdicts = {}
+        for name in os.listdir(verdict_dir):
+            m = re.fullmatch(r"rank-(\d+)\.json", name)
+            if m:
+                with open(os.path.join(verdict_dir, name)) as f:
+                    try:
+                        verdicts[int(m.group(1))] = json.load(f)
+                    except ValueError:
+                        verdicts[int(m.group(1))] = {"unreadable": name}
+        shutil.rmtree(verdict_dir, ignore_errors=True)
+        return {"rc": rc, "out": "".join(out_parts), "err": "".join(err_lines), "dt": time.time() - t0,
+                "killed": killed, "undead": sorted(undead), "verdicts": verdicts}
 
     def load_references(self, path):
         with open(path) as f:
@@ -145,10 +244,10 @@ class Runner:
 
     def reference(self, app):
         if app not in self.references:
-            rc, out, err, _, _ = self.run(self.command(app, 2, [], recovery=False))
-            s = summary_of(out)
-            if rc != 0 or s is None:
-                sys.exit(f"robust_runs: the failure-free reference run of {app} failed:\n{err}")
+            res = self.run(self.command(app, 2, [], recovery=False))
+            s = summary_of(res["out"])
+            if res["rc"] != 0 or s is None or unexpected_stderr(res["err"]):
+                sys.exit(f"robust_runs: the failure-free reference run of {app} failed:\n{res['err']}")
             self.references[app] = s["checksum"]
         return self.references[app]
 
@@ -158,7 +257,10 @@ class Runner:
         mode = rng.choice(MODES)
         technique = rng.choice(TECHNIQUES)
         count = rng.choice(sorted({1, ranks // 2, ranks - 1}))
-        victims = sorted(rng.sample(range(1, ranks), count))
+        if k % 3 == 0:  # every third run loses the coordinator (rank 0) too: failover
+            victims = sorted([0] + rng.sample(range(1, ranks), count - 1))
+        else:
+            victims = sorted(rng.sample(range(1, ranks), count))
         how = rng.choice(["inject-chunks", "inject-time", "inject-exit", "outside"])
         extra = ["--robust", "--robust-timeout", "1", "--mode", mode, "--technique", technique]
         kill = None
@@ -180,29 +282,60 @@ class Runner:
                 when += " (exit)"
         return app, ranks, extra, victims, kill, f"#{k} {app} P={ranks} {mode} {technique} victims {victims} {when}"
 
-    def check_completed(self, label, app, result, victims):
-        rc, out, err, dt, _ = result
-        self.last_lost = False
+    def check_completed(self, label, app, ranks, result, victims):
+        rc, out, err, dt = result["rc"], result["out"] or "", result["err"] or "", result["dt"]
+        killed = sorted(result["killed"])
+        verdicts = result["verdicts"]
         problems = []
         if rc is None:
             problems.append(f"hung (watchdog {WATCHDOG_S} s)")
-        s = summary_of(out or "")
+        elif rc != 0:
+            problems.append(f"mpiexec exit code {rc}")
+        if set(killed) - set(victims):
+            problems.append(f"ranks {sorted(set(killed) - set(victims))} died but were not victims")
+        if result["undead"]:
+            problems.append(f"killed ranks {result['undead']} still alive 5 s later (or pid unknown)")
+        s = summary_of(out)
+        reference = self.reference(app)
+        # The final coordinator: the lowest survivor (failover, docs/ROBUST.md).
+        final = min(set(range(ranks)) - set(killed), default=None)
         if s is None:
             problems.append("no JSON summary")
         else:
-            if s["checksum"] != self.reference(app):
-                problems.append(f"checksum {s['checksum']} != failure-free {self.reference(app)}")
+            if s["checksum"] != reference:
+                problems.append(f"checksum {s['checksum']} != failure-free {reference}")
             if not s.get("robust"):
                 problems.append("summary says robust false")
-            extra = sorted(set(s.get("failed_ranks", [])) - set(victims))
-            if extra:
-                problems.append(f"ranks {extra} reported failed but were not victims")
-        failed = s.get("failed_ranks") if s else "?"
-        self.last_lost = bool(s and s.get("failed_ranks"))
+            if sorted(s.get("failed_ranks", [])) != killed:
+                problems.append(f"summary names {sorted(s.get('failed_ranks', []))} failed, killed {killed}")
+            if s.get("coordinator") != final:
+                problems.append(f"summary names coordinator {s.get('coordinator')}, expected {final}")
+        for r in range(ranks):
+            v = verdicts.get(r)
+            if r in killed:
+                if v is not None:
+                    problems.append(f"rank {r} was killed but wrote a verdict")
+                continue
+            if v is None:
+                problems.append(f"survivor {r} wrote no verdict")
+                continue
+            if v.get("exit_code") != 0:
+                problems.append(f"survivor {r} exit code {v.get('exit_code')}")
+            if sorted(v.get("failed_ranks", [])) != killed:
+                problems.append(f"survivor {r} names {v.get('failed_ranks')} failed, killed {killed}")
+            if r == final and v.get("checksum") != reference:
+                problems.append(f"rank {r}'s (the final coordinator's) verdict has checksum {v.get('checksum')} "
+                                f"!= {reference}")
+        if set(verdicts) - set(range(ranks)):
+            problems.append(f"verdicts of unknown ranks {sorted(set(verdicts) - set(range(ranks)))}")
+        strange = unexpected_stderr(err)
+        if strange:
+            problems.append(f"unexpected stderr: {strange[:3]}")
+        self.last_lost = bool(killed)
         status = "ok" if not problems else "FAILED: " + "; ".join(problems)
-        print(f"{label}: {status} ({dt:.2f} s, failed_ranks {failed})", flush=True)
+        print(f"{label}: {status} ({dt:.2f} s, killed {killed})", flush=True)
         if problems:
-            print("  stderr: " + (err or "")[-2000:].replace("\n", "\n  "), flush=True)
+            print("  stderr: " + err[-2000:].replace("\n", "\n  "), flush=True)
         return not problems
 
     def random_runs(self):
@@ -211,8 +344,8 @@ class Runner:
         lost = 0
         for k in range(self.a.runs):
             app, ranks, extra, victims, kill, label = self.random_case(rng, k)
-            result = self.run(self.command(app, ranks, extra), kill)
-            ok += self.check_completed(label, app, result, victims)
+            result = self.run(self.command(app, ranks, extra), kill, ranks)
+            ok += self.check_completed(label, app, ranks, result, victims)
             lost += self.last_lost
         # A victim that finished before its time survives; most runs must lose ranks,
         # or the test tests nothing.
@@ -223,31 +356,34 @@ class Runner:
         return ok
 
     def coordinator(self):
-        """Rank 0 (the coordinator) fails: every survivor names it, and the job ends."""
+        """Coordinator failover (docs/ROBUST.md): on 4 ranks, ranks {0}, {0,1}, {0,2,3} and {1,0}
+        (in that order) SIGKILLed from outside mid-run, and {0} then its successor 1 while it
+        recovers, in every mode: the run completes with the failure-free checksum, every survivor
+        names the victims, the lowest survivor is the final coordinator."""
         ok = 0
-        for mode in MODES:
-            cmd = self.command("psia", 3, ["--robust", "--robust-timeout", "1", "--mode", mode,
-                                           "--fail-ranks", "0", "--fail-after", "0.05s"])
-            rc, out, err, dt, _ = self.run(cmd)
-            said = len(re.findall(r"heard nothing from the coordinator \(rank 0\)", err or ""))
-            problems = []
-            if rc is None:
-                problems.append("hung")
-            if summary_of(out or "") is not None:
-                problems.append("printed a summary")
-            if said < 1:
-                problems.append("no survivor named the failed coordinator")
-            status = "ok" if not problems else "FAILED: " + "; ".join(problems)
-            print(f"coordinator killed, {mode}: {status} ({dt:.2f} s, {said} ranks named it)", flush=True)
-            if problems:
-                print("  stderr: " + (err or "")[-2000:].replace("\n", "\n  "), flush=True)
-            ok += not problems
-        return ok, len(MODES)
+        total = 0
+        ranks = 4
+        # (victims in kill order, delays before each kill); timeout 1 s: rank 1 is recovering
+        # 1.2 s after rank 0 died.
+        cases = [([0], [0.05]), ([0, 1], [0.05, 0.0]), ([0, 2, 3], [0.05, 0.0, 0.0]), ([1, 0], [0.02, 0.03]),
+                 ([0, 1], [0.05, 1.2])]
+        for i, (victims, delays) in enumerate(cases):
+            for j, mode in enumerate(MODES):
+                if i == len(cases) - 1 and j != 0:
+                    continue  # the successor killed during its recovery: once
+                app = sorted(APPS)[(i + j) % len(APPS)]
+                extra = ["--robust", "--robust-timeout", "1", "--mode", mode]
+                res = self.run(self.command(app, ranks, extra), (ranks, victims, delays), ranks)
+                label = f"failover {mode} {app} killed {victims} after {delays} s"
+                ok += self.check_completed(label, app, ranks, res, victims)
+                total += 1
+        return ok, total
 
     def unprotected(self):
         """No robust mode, plain mpiexec: the job ends with an error naming the killed rank."""
         cmd = self.command("psia", 3, ["--fail-ranks", "1", "--fail-after", "1"], recovery=False)
-        rc, out, err, dt, _ = self.run(cmd)
+        res = self.run(cmd)
+        rc, out, err, dt = res["rc"], res["out"], res["err"], res["dt"]
         problems = []
         if rc is None:
             problems.append("hung")
@@ -267,12 +403,22 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--apps", required=True, help="folder of lb4mpi-mandelbrot and lb4mpi-psia")
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", default="1", help="the draws' seed (an integer), or 'fresh': a new "
+                    "one from the system's entropy, printed with the command that replays it")
     ap.add_argument("--scenario", choices=["random", "coordinator", "unprotected", "references"],
                     default="random")
     ap.add_argument("--references", help="JSON file of the failure-free checksums: written by "
                     "--scenario references, read otherwise (computed when not given)")
     a = ap.parse_args()
+    if a.seed == "fresh":
+        a.seed = int.from_bytes(os.urandom(4), "little")
+        replay = [arg if arg != "fresh" else str(a.seed) for arg in sys.argv]
+        print(f"fresh seed {a.seed}; replay: {' '.join(replay)}", flush=True)
+    else:
+        try:
+            a.seed = int(a.seed)
+        except ValueError:
+            sys.exit(f"robust_runs: --seed must be an integer or 'fresh', got '{a.seed}'")
     r = Runner(a)
     if a.scenario == "references":
         if not a.references:

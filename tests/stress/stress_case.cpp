@@ -38,9 +38,10 @@ namespace {
 using lb4mpi::Chunk;
 using lb4mpi::Index;
 
-// Robust mode (issue 12) does not exist yet. When Options gains a `robust`
-// member this becomes true, the driver accepts --robust and stress.sh starts
-// drawing it (it asks `lb4mpi-stress-case --features`).
+// Robust mode (Options::robust, docs/ROBUST.md): the driver accepts --robust
+// and reports the feature (`lb4mpi-stress-case --features`), and stress.sh
+// then draws it. The check stays a compile-time test so that the driver also
+// builds against an lb4mpi without the member.
 template <class O>
 concept HasRobust = requires(O o) { o.robust = true; };
 constexpr bool kHasRobust = HasRobust<lb4mpi::Options>;

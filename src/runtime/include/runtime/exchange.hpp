@@ -1,10 +1,9 @@
 // How the ranks learn each other's figures at the end of an execution,
-// behind an interface: every rank of the communicator (here), or — for a
-// robust execution — the ranks that survived.
+// behind an interface: every rank of the communicator (here), or — under
+// recovery — the ranks that survived (runtime/recovery/survivors.hpp).
 #pragma once
 #include <mpi.h>
 
-#include <cstdint>
 #include <vector>
 
 #include "runtime/figures.hpp"
@@ -16,43 +15,6 @@ class ReportExchange {
   virtual ~ReportExchange() = default;
   /// Collective over the ranks taking part: every rank's figures, indexed by rank.
   virtual std::vector<RankFigures> exchange(MPI_Comm comm, const RankFigures& mine) = 0;
-};
-
-/// Robust mode: the ranks that finished the loop. Each worker sends its
-/// figures to the coordinator; the coordinator waits for them at most
-/// `grace` seconds (the ranks still alive are told the loop is over and
-/// answer within a piece of work), then sends every rank the figures it
-/// has, the others marked failed. A worker waits for them at most
-/// `timeout` seconds. No collective call: a failed rank cannot hold it up.
-class SurvivorsExchange final : public ReportExchange {
- public:
-  SurvivorsExchange(int coordinator, const std::int32_t* epoch, double grace, double timeout)
-      : coordinator_(coordinator), epoch_(epoch), grace_(grace), timeout_(timeout) {}
-  ~SurvivorsExchange() override;
-  SurvivorsExchange(const SurvivorsExchange&) = delete;
-  SurvivorsExchange& operator=(const SurvivorsExchange&) = delete;
-  std::vector<RankFigures> exchange(MPI_Comm comm, const RankFigures& mine) override;
-
- private:
-  struct Message {
-    std::int32_t epoch = 0;
-    std::int32_t reserved = 0;
-    RankFigures figures;
-  };
-  std::vector<RankFigures> gather(MPI_Comm comm, int size, const RankFigures& mine);
-  std::vector<RankFigures> receive(MPI_Comm comm, int size, const RankFigures& mine);
-
-  int coordinator_;
-  const std::int32_t* epoch_;  // the execution's current epoch
-  double grace_;
-  double timeout_;
-  // Reports sent to ranks that may have failed: kept until they complete
-  // (a failed rank never receives; its buffer is then never freed).
-  struct Pending {
-    std::vector<MPI_Request> requests;
-    std::vector<Message> report;
-  };
-  std::vector<Pending*> pending_;
 };
 
 /// Every rank of the communicator takes part (one nonblocking allgather).

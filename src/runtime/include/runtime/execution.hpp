@@ -19,6 +19,7 @@
 #include "runtime/channel.hpp"
 #include "runtime/config.hpp"
 #include "runtime/exchange.hpp"
+#include "runtime/fault.hpp"
 #include "runtime/figures.hpp"
 #include "runtime/observer.hpp"
 #include "runtime/progress.hpp"
@@ -72,6 +73,8 @@ class Execution {
   /// travel with the chunk's completion and are committed on the
   /// coordinator, once per chunk (runtime/results.hpp).
   void attach(const void* data, std::size_t bytes);
+  /// Replaces the failure injection ExecConfig asks for (nullptr: none).
+  void set_fault_injector(std::unique_ptr<FaultInjector> fault) { fault_ = std::move(fault); }
   /// The coordinator's commit function (other ranks never call it).
   void set_commit(CommitFn fn) { results_.set_commit(std::move(fn)); }
 
@@ -104,10 +107,9 @@ class Execution {
   bool slowed_ = false;  // this execution is perturbed on this rank (ExecConfig::slow_factor)
   std::unique_ptr<ReportExchange> exchange_;
   ChunkObserver* observer_;
-  void maybe_fail(bool new_chunk);  // failure injection (ExecConfig::fail_here)
+  std::unique_ptr<FaultInjector> fault_;  // failure injection, when this rank is a victim (runtime/fault.hpp)
 
   ResultStore results_;
-  Index fail_chunks_ = 0;  // chunks started this execution (failure injection)
   bool timed_ = false;  // every piece and acquire is timed (adaptive technique or observer)
   Index first_ = 0;
   Index n_ = 0;

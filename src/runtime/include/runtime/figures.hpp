@@ -17,8 +17,8 @@ struct RankFigures {
   double serve_time = 0.0; ///< coordinator: seconds serving others (part of overhead)
   double finish_time = 0.0;  ///< seconds from its start to the end of its last piece
   double exit_time = 0.0;    ///< seconds from its start until it learnt the loop was over
-  Index reissued = 0;        ///< robust, the coordinator: chunks it handed out again
-  std::int32_t failed = 0;   ///< robust: 1 when the rank did not finish the loop (its figures are unknown)
+  Index reissued = 0;        ///< recovery, the coordinator: chunks it handed out again
+  std::int32_t failed = 0;   ///< recovery: 1 when the rank did not finish the loop (its figures are unknown)
   std::int32_t reserved = 0;
 };
 

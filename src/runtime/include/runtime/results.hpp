@@ -4,7 +4,7 @@
 // coordinator with its report, and the coordinator commits them — hands
 // them to the front end's commit function, piece by piece — for the first
 // completion of the chunk only. So results survive the rank that produced
-// them, and a chunk executed twice (robust mode) is committed once.
+// them, and a chunk executed twice (recovery) is committed once.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +42,11 @@ class ResultStore {
   /// The serialized results of chunk `id` into `out`, forgotten here; false
   /// (out empty) when nothing was attached to it.
   bool take(std::int64_t id, std::vector<std::byte>& out);
+  /// Forgets every chunk's results not yet taken (their chunks are given up).
+  void forget() {
+    pending_.clear();
+    current_ = -1;
+  }
   /// Forgets what was attached to chunk `id` (a duplicate cut short).
   void drop(std::int64_t id);
   /// The coordinator's own chunk `id` finished first: commit its results.

@@ -55,7 +55,7 @@ class Scheduler {
   /// Whether the model carries results to a coordinator (two-sided models);
   /// otherwise they are committed on the rank that executed them.
   [[nodiscard]] virtual bool ships_results() const { return false; }
-  /// Robust mode, on the coordinator: chunks handed out again this execution.
+  /// Recovery, on the coordinator: chunks handed out again this execution.
   [[nodiscard]] virtual Index reissued() const { return 0; }
 };
 

@@ -1,6 +1,6 @@
 // Which steps (chunk identities) of a loop are finished, for a coordinator
-// that learns of them in any order and may hear of one twice: robust
-// distributed-rma, where ranks take steps from the window without telling
+// that learns of them in any order and may hear of one twice:
+// distributed-rma under recovery, where ranks take steps from the window without telling
 // it and report each chunk when they finish it. Everything below the low
 // mark is finished; the finished steps above it are kept in a set, so the
 // memory is the spread of the steps in flight, not the loop.

@@ -1,10 +1,11 @@
-// The end of a robust execution without a collective call (docs/ROBUST.md).
+// The end of an execution under recovery without a collective call (docs/ROBUST.md).
+#include "recovery/survivors.hpp"
+
 #include <string>
 #include <type_traits>
 
 #include "protocol.hpp"
 #include "runtime/clock.hpp"
-#include "runtime/exchange.hpp"
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::rt {
@@ -45,6 +46,7 @@ std::vector<RankFigures> SurvivorsExchange::exchange(MPI_Comm comm, const RankFi
     }
   }
   if (size == 1) return {mine};
+  coordinator_ = *current_;
   return rank == coordinator_ ? gather(comm, size, mine) : receive(comm, size, mine);
 }
 

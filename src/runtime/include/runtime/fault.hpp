@@ -1,0 +1,26 @@
+// Failure injection (LB4MPI_FAIL_RANKS, _AFTER, _HOW) at the
+// edge of the runtime: an Execution tells its injector when an execution
+// starts and when this rank begins a piece, and the injector may stop the
+// process there. The runtime core knows nothing else of it; a front end or
+// a test may plug its own (Execution::set_fault_injector).
+#pragma once
+#include <memory>
+
+#include "runtime/config.hpp"
+
+namespace lb4mpi::rt {
+
+class FaultInjector {
+ public:
+  virtual ~FaultInjector() = default;
+  /// An execution starts at `t0` (clock_now()).
+  virtual void execution_starts(double t0) = 0;
+  /// This rank begins a piece (`new_chunk`: the first piece of a chunk).
+  virtual void piece_begins(bool new_chunk) = 0;
+};
+
+/// The injector `config` asks for on rank `rank` (ExecConfig::fail_here,
+/// fail_after_chunks / fail_after_s, fail_exit); nullptr when none.
+std::unique_ptr<FaultInjector> make_fault_injector(const ExecConfig& config, int rank);
+
+}  // namespace lb4mpi::rt
