@@ -153,6 +153,7 @@ std::optional<Mode> reference_mode(const std::string& text) {
   if (l == "centralized" || l == "cca") return Mode::Centralized;
   if (l == "distributed" || l == "dca") return Mode::Distributed;
   if (l == "distributed-rma" || l == "dca-rma") return Mode::DistributedRMA;
+  if (l == "hierarchical" || l == "hier") return Mode::Hierarchical;
   return std::nullopt;
 }
 

@@ -86,6 +86,9 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       technique_(name(base.technique)),
       mode_(name(base.mode)),
       wait_(name(base.wait)),
+      node_technique_(name(base.node_technique)),
+      global_mode_(name(base.global_mode)),
+      ranks_per_node_(base.ranks_per_node),
       min_chunk_(base.params.min_chunk),
       max_chunk_(base.params.max_chunk),
       break_after_(base.break_after),
@@ -103,7 +106,17 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
   cli.option("--technique", technique_, "DLS technique: " + valid_technique_names())
       .show_default()
       .group(group);
-  cli.option("--mode", mode_, "centralized|distributed|distributed-rma").show_default().group(group);
+  cli.option("--mode", mode_, "centralized|distributed|distributed-rma|hierarchical").show_default().group(group);
+  cli.option("--node-technique", node_technique_, "hierarchical: the technique inside a node")
+      .show_default()
+      .group(group);
+  cli.option("--global-mode", global_mode_, "hierarchical: the model between nodes (centralized|distributed|distributed-rma)")
+      .show_default()
+      .group(group);
+  cli.option("--ranks-per-node", ranks_per_node_, "hierarchical: 0 = nodes from MPI, k = emulated nodes of k ranks")
+      .show_default()
+      .at_least(0)
+      .group(group);
   cli.option("--wait", wait_, "how a rank waits for others: auto|spin|yield|block").show_default().group(group);
   min_chunk_flag_ = cli.option("--min-chunk", min_chunk_, "smallest chunk size (but the last)")
                        .show_default()
@@ -151,23 +164,30 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       .group(group);
 }
 
+namespace {
+
+// A flag's value parsed by `parse`; an error names the flag.
+template <class Parse>
+auto parsed(const char* flag, const std::string& value, Parse parse) {
+  try {
+    return parse(value);
+  } catch (const Error& e) {
+    throw Error(std::string(flag) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 Options CommonCli::options() const {
   Options o = base_;
-  try {
-    o.technique = parse_technique(technique_);
-  } catch (const Error& e) {
-    throw Error(std::string("--technique: ") + e.what());
-  }
-  try {
-    o.mode = parse_mode(mode_);
-  } catch (const Error& e) {
-    throw Error(std::string("--mode: ") + e.what());
-  }
-  try {
-    o.wait = parse_wait(wait_);
-  } catch (const Error& e) {
-    throw Error(std::string("--wait: ") + e.what());
-  }
+  const auto technique = [](const std::string& v) { return parse_technique(v); };
+  const auto mode = [](const std::string& v) { return parse_mode(v); };
+  o.technique = parsed("--technique", technique_, technique);
+  o.mode = parsed("--mode", mode_, mode);
+  o.node_technique = parsed("--node-technique", node_technique_, technique);
+  o.global_mode = parsed("--global-mode", global_mode_, mode);
+  o.ranks_per_node = ranks_per_node_;
+  o.wait = parsed("--wait", wait_, [](const std::string& v) { return parse_wait(v); });
   o.params.min_chunk = min_chunk_;
   o.params.max_chunk = max_chunk_;
   if (min_chunk_flag_->given()) o.origin["min_chunk"] = "--min-chunk " + std::to_string(min_chunk_);

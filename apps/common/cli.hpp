@@ -94,6 +94,9 @@ class CommonCli {
   std::string technique_;
   std::string mode_;
   std::string wait_;
+  std::string node_technique_;  // hierarchical mode: --node-technique, --global-mode, --ranks-per-node
+  std::string global_mode_;
+  int ranks_per_node_ = 0;
   Index min_chunk_;
   Index max_chunk_;
   int break_after_;

@@ -66,6 +66,10 @@ enum {
 
 /* Chunk-calculation modes for Configure_Chunk_Calculation_Mode (`001`). */
 enum { CENTRALIZED = 0, DECENTRALIZED = 1, DECENTRALIZED_RMA = 2 };
+/* lb4mpi extension: two-level scheduling, nodes between them and ranks
+ * inside a node (docs/RUNTIME.md; LB4MPI_NODE_SCHEDULING, LB4MPI_GLOBAL_MODE,
+ * LB4MPI_RANKS_PER_NODE choose its levels). */
+enum { HIERARCHICAL = 3 };
 
 /** The per-rank scheduling handle. The application declares one (`infoDLS
  * iInfo;`) and passes its address; DLS_Parameters_Setup initializes it and

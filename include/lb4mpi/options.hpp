@@ -8,19 +8,15 @@
 #include <utility>
 #include <vector>
 
+#include "lb4mpi/mode.hpp"
 #include "lb4mpi/techniques/params.hpp"
 #include "lb4mpi/techniques/technique.hpp"
 
 namespace lb4mpi {
 
-/// Execution model of the chunk calculation.
-enum class Mode : std::uint8_t {
-  Centralized,     ///< CCA: the coordinator computes and assigns every chunk (and computes too)
-  Distributed,     ///< DCA, two-sided: the coordinator only serializes the assignment
-  DistributedRMA,  ///< DCA, MPI-3 one-sided: assignment by atomics on the coordinator's window
-};
 LB4MPI_API std::string_view name(Mode m);
-/// "centralized"|"cca", "distributed"|"dca", "distributed-rma"|"dca-rma" (case-insensitive).
+/// "centralized"|"cca", "distributed"|"dca", "distributed-rma"|"dca-rma",
+/// "hierarchical"|"hier" (case-insensitive).
 LB4MPI_API Mode parse_mode(std::string_view text);
 
 /// How a rank waits for another (a reply, the end of a loop, a collective):
@@ -44,6 +40,16 @@ struct LB4MPI_API Options {
   Technique technique = kDefaultTechnique;
   Mode mode = Mode::Centralized;  ///< execution model (CCA, DCA, DCA over RMA)
   TechniqueParams params;         ///< the technique's parameters (chunk bounds, mu, sigma, ...)
+  /// Hierarchical mode: the technique inside a node (sub-chunks of a node's
+  /// chunk); `technique` schedules between nodes (docs/RUNTIME.md).
+  Technique node_technique = kDefaultNodeTechnique;
+  /// Hierarchical mode: the model of the level between nodes (one leader per
+  /// node): Centralized, Distributed or DistributedRMA.
+  Mode global_mode = Mode::DistributedRMA;
+  /// Hierarchical mode: ranks per node; 0: the nodes MPI reports
+  /// (MPI_Comm_split_type shared memory); k >= 1: emulated nodes of k
+  /// consecutive ranks (the last one may be smaller).
+  int ranks_per_node = 0;
   /// Automatic selection: "explore" (explore each candidate once, then
   /// exploit the best, re-explore on a change; the default), "bandit"
   /// (discounted UCB1) or "rule" (from measured rank speeds and overhead).
@@ -133,7 +139,8 @@ struct LB4MPI_API Options {
   /// Options from the environment, on top of the defaults:
   ///   LB4MPI_SCHEDULING      technique name, `000` Table 4.1 id, or auto
   ///   LB4MPI_AUTO_POLICY (explore|bandit|rule), LB4MPI_AUTO_CANDIDATES (comma-separated techniques),
-  ///   LB4MPI_MODE            centralized|cca|distributed|dca|distributed-rma|dca-rma
+  ///   LB4MPI_MODE            centralized|cca|distributed|dca|distributed-rma|dca-rma|hierarchical
+  ///   LB4MPI_NODE_SCHEDULING, LB4MPI_GLOBAL_MODE, LB4MPI_RANKS_PER_NODE (hierarchical mode),
   ///   LB4MPI_MIN_CHUNK, LB4MPI_MAX_CHUNK, LB4MPI_BREAK_AFTER, LB4MPI_REQUEST_WHEN,
   ///   LB4MPI_H, LB4MPI_SIGMA, LB4MPI_MU, LB4MPI_ALPHA, LB4MPI_FISS_B,
   ///   LB4MPI_VISS_X, LB4MPI_PLS_SWR, LB4MPI_RND_BOUNDS (unit|paper004),

@@ -150,7 +150,18 @@ attributes of their own.)");
   text_field(
       c, "mode", [](Options& o) { return std::string(name(o.mode)); },
       [](Options& o, const std::string& v) { o.mode = parse_mode(v); }, "str",
-      "The execution model: centralized (cca), distributed (dca) or distributed-rma (dca-rma).");
+      "The execution model: centralized (cca), distributed (dca), distributed-rma (dca-rma) or hierarchical "
+      "(hier: nodes, then ranks inside a node).");
+  text_field(
+      c, "node_technique", [](Options& o) { return std::string(name(o.node_technique)); },
+      [](Options& o, const std::string& v) { o.node_technique = parse_technique(v); }, "str",
+      "Hierarchical mode: the technique inside a node (technique schedules between nodes).");
+  text_field(
+      c, "global_mode", [](Options& o) { return std::string(name(o.global_mode)); },
+      [](Options& o, const std::string& v) { o.global_mode = parse_mode(v); }, "str",
+      "Hierarchical mode: the model between the nodes' leaders: centralized, distributed or distributed-rma.");
+  field(c, "ranks_per_node", [](Options& o) -> int& { return o.ranks_per_node; },
+        "Hierarchical mode: 0 = the nodes MPI reports (shared memory); k = emulated nodes of k ranks.");
   field(c, "auto_policy", [](Options& o) -> std::string& { return o.auto_policy; },
         "technique='auto': explore, bandit or rule.");
   text_field(
@@ -268,7 +279,7 @@ attributes of their own.)");
       "adaptive, batched, upfront (STATIC), equation.");
   m.def("modes", [] {
     return std::vector<std::string>{std::string(name(Mode::Centralized)), std::string(name(Mode::Distributed)),
-                                    std::string(name(Mode::DistributedRMA))};
+                                    std::string(name(Mode::DistributedRMA)), std::string(name(Mode::Hierarchical))};
   }, "The execution modes.");
   m.def("parse_technique", [](const std::string& s) { return std::string(name(parse_technique(s))); },
         py::arg("name"), "The canonical name of a technique name or id; lb4mpi.Error naming the valid ones.");

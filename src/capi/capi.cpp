@@ -24,11 +24,12 @@ extern "C" {
 
 
 void Configure_Chunk_Calculation_Mode(int mode) {
-  if (mode != CENTRALIZED && mode != DECENTRALIZED && mode != DECENTRALIZED_RMA) {
+  if (mode != CENTRALIZED && mode != DECENTRALIZED && mode != DECENTRALIZED_RMA && mode != HIERARCHICAL) {
     // Reported by the next collective call (DLS_Parameters_Setup, DLS_StartLoop, ...) on every
     // rank.
     defer("lb4mpi: Configure_Chunk_Calculation_Mode(" + std::to_string(mode) +
-          "): valid modes are CENTRALIZED (0), DECENTRALIZED (1), DECENTRALIZED_RMA (2)");
+          "): valid modes are CENTRALIZED (0), DECENTRALIZED (1), DECENTRALIZED_RMA (2), "
+          "HIERARCHICAL (3)");
     return;
   }
   g_mode = mode;

@@ -36,6 +36,8 @@ Mode mode_of(int c_mode) {
       return Mode::Distributed;
     case DECENTRALIZED_RMA:
       return Mode::DistributedRMA;
+    case HIERARCHICAL:
+      return Mode::Hierarchical;
     default:
       return Mode::Centralized;
   }
@@ -47,6 +49,8 @@ int c_mode_of(Mode m) {
       return DECENTRALIZED;
     case Mode::DistributedRMA:
       return DECENTRALIZED_RMA;
+    case Mode::Hierarchical:
+      return HIERARCHICAL;
     default:
       return CENTRALIZED;
   }

@@ -46,6 +46,9 @@ void each_field(O& o, Visit&& v) {
   auto& p = o.params;
   v("LB4MPI_SCHEDULING", "technique", o.technique, Agree::Yes);
   v("LB4MPI_MODE", "mode", o.mode, Agree::Yes);
+  v("LB4MPI_NODE_SCHEDULING", "node_technique", o.node_technique, Agree::Yes);
+  v("LB4MPI_GLOBAL_MODE", "global_mode", o.global_mode, Agree::Yes);
+  v("LB4MPI_RANKS_PER_NODE", "ranks_per_node", o.ranks_per_node, Agree::Yes);
   v("LB4MPI_AUTO_POLICY", "auto_policy", o.auto_policy, Agree::Yes);
   v("LB4MPI_AUTO_CANDIDATES", "auto_candidates", o.auto_candidates, Agree::Yes);
   v(nullptr, "coordinator", o.coordinator, Agree::Yes);
@@ -233,6 +236,7 @@ std::string_view name(Mode m) {
     case Mode::Centralized: return "centralized";
     case Mode::Distributed: return "distributed";
     case Mode::DistributedRMA: return "distributed-rma";
+    case Mode::Hierarchical: return "hierarchical";
   }
   return "?";
 }
@@ -242,8 +246,9 @@ Mode parse_mode(std::string_view text) {
   if (s == "centralized" || s == "cca") return Mode::Centralized;
   if (s == "distributed" || s == "dca") return Mode::Distributed;
   if (s == "distributed-rma" || s == "dca-rma") return Mode::DistributedRMA;
+  if (s == "hierarchical" || s == "hier") return Mode::Hierarchical;
   throw Error("unknown execution mode '" + std::string(text) +
-              "'; valid modes: centralized (cca), distributed (dca), distributed-rma (dca-rma)");
+              "'; valid modes: centralized (cca), distributed (dca), distributed-rma (dca-rma), hierarchical (hier)");
 }
 
 std::string_view name(Wait w) {
@@ -310,7 +315,9 @@ std::vector<std::string> Options::known_variables() {
   });
   out.emplace_back("LB4MPI_STRICT");
   // Read by the owned loops (lb4mpi::StealOptions::from_env, src/stealing).
-  for (const std::string& v : st::variables()) out.push_back(v);
+  for (const std::string& v : st::variables()) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);  // LB4MPI_RANKS_PER_NODE: both
+  }
   // Read by the latency-perturbation library (src/perturb, LD_PRELOAD).
   out.emplace_back("LB4MPI_PERTURB_RANKS");
   out.emplace_back("LB4MPI_PERTURB_LATENCY_US");

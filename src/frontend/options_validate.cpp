@@ -71,6 +71,32 @@ void Options::validate(int ranks) const {
                   from("robust", "LB4MPI_ROBUST") + "; valid: every technique but STATIC");
     }
   }
+  if (mode == Mode::Hierarchical) {
+    if (robust) {
+      throw Error("robust mode is not available in hierarchical mode" + from("robust", "LB4MPI_ROBUST") +
+                  "; valid: robust with mode centralized, distributed or distributed-rma, or hierarchical "
+                  "without robust");
+    }
+    if (node_technique == Technique::Auto) {
+      throw Error("node_technique cannot be auto (automatic selection works between nodes: technique=auto)" +
+                  from("node_technique", "LB4MPI_NODE_SCHEDULING") + "; valid: " +
+                  valid_technique_names().substr(0, valid_technique_names().rfind(", auto")));
+    }
+    if (global_mode == Mode::Hierarchical) {
+      throw Error("global_mode cannot be hierarchical" + from("global_mode", "LB4MPI_GLOBAL_MODE") +
+                  "; valid: centralized, distributed, distributed-rma");
+    }
+    if (ranks_per_node < 0) {
+      throw Error("ranks_per_node must be >= 0, got " + text(ranks_per_node) +
+                  from("ranks_per_node", "LB4MPI_RANKS_PER_NODE") +
+                  "; valid: 0 (the nodes MPI reports) or the ranks of an emulated node");
+    }
+    try {
+      params.validate(node_technique, 0, 1);
+    } catch (const InvalidParameter& e) {
+      throw Error("node_technique: " + explain(e));
+    }
+  }
   if (!(robust_timeout > 0.0)) {
     throw Error("robust_timeout must be > 0 seconds, got " + text(robust_timeout) +
                 from("robust_timeout", "LB4MPI_ROBUST_TIMEOUT"));

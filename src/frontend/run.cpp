@@ -14,17 +14,10 @@ rt::ExecConfig exec_config(const Options& o, int rank) {
   rt::ExecConfig c;
   c.technique = o.technique;
   c.params = o.params;
-  switch (o.mode) {
-    case Mode::Centralized:
-      c.model = rt::Model::Centralized;
-      break;
-    case Mode::Distributed:
-      c.model = rt::Model::Distributed;
-      break;
-    case Mode::DistributedRMA:
-      c.model = rt::Model::DistributedRMA;
-      break;
-  }
+  c.model = o.mode;
+  c.node_technique = o.node_technique;
+  c.global_model = o.global_mode;
+  c.ranks_per_node = o.ranks_per_node;
   c.break_after = o.break_after;
   c.request_when = o.request_when;
   c.coordinator = o.coordinator;

@@ -4,6 +4,7 @@
 
 #include "assign.hpp"
 #include "coordinator.hpp"
+#include "hier/hier.hpp"
 #include "local.hpp"
 #include "rma.hpp"
 #include "recovery/policy.hpp"
@@ -23,6 +24,7 @@ std::unique_ptr<Scheduler> make_role(Context& ctx, AdaptiveFeedback& feedback) {
       break;
     case Model::Centralized:
     case Model::Distributed:
+    case Model::Hierarchical:
       break;
   }
   std::unique_ptr<Assignment> a = make_assignment(ctx.config.model, ctx, feedback);
@@ -33,6 +35,8 @@ std::unique_ptr<Scheduler> make_role(Context& ctx, AdaptiveFeedback& feedback) {
 }  // namespace
 
 std::unique_ptr<Scheduler> make_scheduler(Context& ctx, AdaptiveFeedback& feedback) {
+  // Two levels: the global level among the nodes' leaders is one of the models below.
+  if (ctx.config.model == Model::Hierarchical) return std::make_unique<hier::HierScheduler>(ctx);
   // The technique is asked whether its chunks need assigning at all.
   if (!feedback.calc().needs_assignment()) return std::make_unique<LocalScheduler>(ctx, feedback);
   std::unique_ptr<Scheduler> role = make_role(ctx, feedback);

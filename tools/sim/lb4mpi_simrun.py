@@ -10,7 +10,7 @@ The program's stdout and stderr pass through; the exit code is the program's
 
   -n, --ranks P          simulated ranks (16 per node, as in the papers)
   --platform NAME        minihpc (default): 16 nodes up to 256 ranks, 64
-                         nodes up to 1024 (tools/sim/platforms/)
+                         nodes up to 1024, 256 nodes up to 4096 (tools/sim/platforms/)
   --cfg KEY:VALUE        another SMPI option (repeatable; later ones win)
   --timeout S            host seconds before the run is killed (default none)
   --print-command        print the smpirun command on stderr first
@@ -76,10 +76,10 @@ def platform_files(name: str, ranks: int) -> tuple[Path, Path]:
         raise ValueError(f"unknown platform '{name}'; valid: minihpc")
     if ranks < 1:
         raise ValueError(f"ranks must be >= 1, got {ranks}")
-    for nodes in (16, 64):
+    for nodes in (16, 64, 256):
         if ranks <= nodes * RANKS_PER_NODE:
             return PLATFORMS / f"minihpc-{nodes}.xml", PLATFORMS / f"minihpc-{nodes}.hosts"
-    raise ValueError(f"minihpc has at most 64 nodes x {RANKS_PER_NODE} = 1024 ranks, got {ranks}")
+    raise ValueError(f"minihpc has at most 256 nodes x {RANKS_PER_NODE} = 4096 ranks, got {ranks}")
 
 
 def check_program(program: str) -> None:

@@ -12,7 +12,7 @@
 #include "runtime/channel.hpp"
 #include "runtime/mpi.hpp"
 #include "stealing/engine.hpp"
-#include "stealing/nodes.hpp"
+#include "runtime/nodes.hpp"
 #include "trace/recorder.hpp"
 #include "writers.hpp"  // src/trace: the iteration CSV writer
 
@@ -197,7 +197,7 @@ StealReport run_owned_loop(const OwnedLoopArgs& a, const StealOptions& options) 
   std::unique_ptr<st::Engine> engine = st::EngineRegistry::instance().find(options.balancer)(config);
   rt::ProgressEngine progress;
   st::Run run(comm, epoch, config, ranges, a.in, a.out, st::Body{a.body, a.body_state}, progress);
-  if (engine->needs_nodes(config)) run.nodes = st::node_map(comm, config.ranks_per_node);
+  if (engine->needs_nodes(config)) run.nodes = rt::node_map(comm, config.ranks_per_node);
   static const int kBusy = 0;  // marks the channel while the owned loop runs
   channel.busy = &kBusy;
   try {

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "lb4mpi/mode.hpp"
 #include "lb4mpi/techniques/params.hpp"
 #include "lb4mpi/techniques/technique.hpp"
 #include "lb4mpi/types.hpp"
@@ -11,17 +12,18 @@
 
 namespace lb4mpi::rt {
 
-/// Execution model of the chunk calculation.
-enum class Model : std::uint8_t {
-  Centralized,     ///< CCA: the coordinator computes and assigns every chunk (and computes too)
-  Distributed,     ///< DCA, two-sided: the coordinator only serializes the assignment
-  DistributedRMA,  ///< DCA, MPI-3 one-sided: assignment by atomics on the coordinator's window
-};
+/// Execution model of the chunk calculation: the front ends' lb4mpi::Mode.
+using Model = Mode;
 
 struct ExecConfig {
   Technique technique = kDefaultTechnique;
   TechniqueParams params;
   Model model = Model::Centralized;
+  /// Hierarchical model: the technique inside a node, the model between the
+  /// nodes' leaders, and the nodes (0: shared memory; k: emulated, k ranks).
+  Technique node_technique = Technique::GSS;
+  Model global_model = Model::DistributedRMA;
+  int ranks_per_node = 0;
   /// Coordinator: iterations between two checks for requests; < 0: automatic,
   /// the checks kServeLatency apart, counted in iterations from the measured
   /// iteration time (a request waits about that long at most).

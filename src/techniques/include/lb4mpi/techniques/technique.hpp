@@ -55,6 +55,11 @@ inline constexpr Technique kEvenSplit = Technique::STATIC;
 /// unstarted iterations. Ratios carry it too, unused.
 inline constexpr Technique kDefaultStealTechnique = Technique::GSS;
 
+/// The technique inside a node in hierarchical mode when none is named
+/// (Options::node_technique, LB4MPI_NODE_SCHEDULING): GSS, few sub-chunks
+/// that shrink towards the end of the node's chunk.
+inline constexpr Technique kDefaultNodeTechnique = Technique::GSS;
+
 /// Facts about a technique that the runtime, the explorer and the docs use.
 /// What a rule learns from the timing of executed chunks (ChunkCalculator::record).
 enum class ChunkFeedback : std::uint8_t {
