@@ -21,7 +21,7 @@ struct ExecConfig {
   Model model = Model::Centralized;
   /// Hierarchical model: the technique inside a node, the model between the
   /// nodes' leaders, and the nodes (0: shared memory; k: emulated, k ranks).
-  Technique node_technique = Technique::GSS;
+  Technique node_technique = kDefaultNodeTechnique;
   Model global_model = Model::DistributedRMA;
   int ranks_per_node = 0;
   /// Coordinator: iterations between two checks for requests; < 0: automatic,
