@@ -18,6 +18,12 @@
 #                        (MPICH: -disable-auto-cleanup) so that the others go on
 #   --mpiexec-arg ARG    one more argument for mpiexec (repeatable)
 #   --keep-output DIR    also keep the hostfile, hosts file and node pids in DIR
+#   --private-tmp        each node gets a /tmp of its own (a tmpfs), as on a real cluster
+#   --exec               run PROGRAM ARGS itself on node 0 instead of mpiexec, with
+#                        LB4MPI_CLUSTER_HOSTS (the node names), LB4MPI_CLUSTER_AGENT
+#                        (AGENT HOST COMMAND runs COMMAND on HOST), LB4MPI_CLUSTER_HOSTFILE
+#                        and LB4MPI_CLUSTER_DIR (a scratch folder, removed at the end)
+#                        in its environment (scripts/slurm_cluster.sh starts Slurm so)
 #
 # Prints the program's output; exits with mpiexec's exit status (2 on bad
 # arguments, 3 when the cluster cannot be set up). Needs root (network, UTS and
@@ -33,7 +39,7 @@ SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "cluster.sh: $*" >&2; exit 2; }
 
-NODES="" RPN="" MPI=openmpi KILL_NODE="" KILL_AFTER="" EXTRA=() KEEP=""
+NODES="" RPN="" MPI=openmpi KILL_NODE="" KILL_AFTER="" EXTRA=() KEEP="" EXEC=0 PRIVATE_TMP=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) [[ $# -ge 2 ]] || die "--nodes needs a number"; NODES=$2; shift 2 ;;
@@ -43,6 +49,8 @@ while [[ $# -gt 0 ]]; do
     --kill-after) [[ $# -ge 2 ]] || die "--kill-after needs seconds"; KILL_AFTER=$2; shift 2 ;;
     --mpiexec-arg) [[ $# -ge 2 ]] || die "--mpiexec-arg needs a value"; EXTRA+=("$2"); shift 2 ;;
     --keep-output) [[ $# -ge 2 ]] || die "--keep-output needs a folder"; KEEP=$2; shift 2 ;;
+    --exec) EXEC=1; shift ;;
+    --private-tmp) PRIVATE_TMP=1; shift ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
     *) die "unknown argument '$1' (see --help; the program follows --)" ;;
@@ -73,7 +81,9 @@ esac
 
 ID="lbc$$"
 SUBNET=10.231.0
-STATE=$(mktemp -d "/tmp/lb4mpi-cluster.$$.XXXXXX")
+# Outside /tmp, which the nodes may not share (--private-tmp).
+mkdir -p /run/lb4mpi-cluster || { echo "cluster.sh: cannot create /run/lb4mpi-cluster" >&2; exit 3; }
+STATE=$(mktemp -d "/run/lb4mpi-cluster/$$.XXXXXX")
 SWITCH=""        # pid of the process that holds the bridge's namespace
 NODE_PIDS=()     # pid of the process that holds node j's namespaces
 LAUNCHER=""      # pid of mpiexec
@@ -146,6 +156,10 @@ for ((j = 0; j < NODES; ++j)); do
   host="$ID-n$j"
   nsenter --target "$pid" --uts hostname "$host" || setup_failed "host name of node $j"
   nsenter --target "$pid" --mount mount --bind "$STATE/hosts" /etc/hosts || setup_failed "/etc/hosts of node $j"
+  if [[ $PRIVATE_TMP -eq 1 ]]; then
+    nsenter --target "$pid" --mount mount -t tmpfs -o size=1g,mode=1777 "tmp-$host" /tmp ||
+      setup_failed "/tmp of node $j"
+  fi
   nsenter --target "$SWITCH" --net ip link add "p$j" type veth peer name eth0 netns "$pid" ||
     setup_failed "veth of node $j"
   nsenter --target "$SWITCH" --net ip link set "p$j" master br0 up || setup_failed "port of node $j"
@@ -189,6 +203,12 @@ else
   [[ -n "$KILL_NODE" ]] && CMD+=(-disable-auto-cleanup)
 fi
 CMD+=("${EXTRA[@]}" "$@")
+if [[ $EXEC -eq 1 ]]; then
+  mkdir -p "$STATE/scratch"
+  hosts=$(awk '{ printf "%s%s", sep, $1; sep = " " }' "$STATE/nodes")
+  CMD=(env LB4MPI_CLUSTER_HOSTS="$hosts" LB4MPI_CLUSTER_AGENT="$STATE/agent"
+    LB4MPI_CLUSTER_HOSTFILE="$STATE/hostfile" LB4MPI_CLUSTER_DIR="$STATE/scratch" "$@")
+fi
 
 # The ranks of node J: the descendants of its launch daemon (Open MPI's orted,
 # or mpiexec itself on node 0; MPICH's hydra_pmi_proxy) in its namespace.
