@@ -20,10 +20,10 @@
 #   --keep-output DIR    also keep the hostfile, hosts file and node pids in DIR
 #   --private-tmp        each node gets a /tmp of its own (a tmpfs), as on a real cluster
 #   --exec               run PROGRAM ARGS itself on node 0 instead of mpiexec, with
-#                        LB4MPI_CLUSTER_HOSTS (the node names), LB4MPI_CLUSTER_AGENT
-#                        (AGENT HOST COMMAND runs COMMAND on HOST), LB4MPI_CLUSTER_MPIEXEC
-#                        (MPIEXEC PROGRAM ARGS: the launch across the nodes), LB4MPI_CLUSTER_HOSTFILE
-#                        and LB4MPI_CLUSTER_DIR (a scratch folder, removed at the end)
+#                        CLUSTER_HOSTS (the node names), CLUSTER_AGENT
+#                        (AGENT HOST COMMAND runs COMMAND on HOST), CLUSTER_MPIEXEC
+#                        (MPIEXEC PROGRAM ARGS: the launch across the nodes), CLUSTER_HOSTFILE
+#                        and CLUSTER_DIR (a scratch folder, removed at the end)
 #                        in its environment (scripts/slurm_cluster.sh starts Slurm so)
 #
 # Prints the program's output; exits with mpiexec's exit status (2 on bad
@@ -178,7 +178,9 @@ while [[ \$# -gt 0 && "\$1" == -* ]]; do shift; done
 host=\$1; shift
 pid=\$(awk -v h="\$host" '\$1 == h { print \$2 }' "$STATE/nodes")
 [[ -n "\$pid" ]] || { echo "cluster agent: unknown host '\$host'" >&2; exit 255; }
-exec nsenter --target "\$pid" --uts --net --mount --wd="\$PWD" -- /bin/sh -c "\$*"
+# as ssh would: a fresh environment; mpiexec forwards what the ranks need
+exec nsenter --target "\$pid" --uts --net --mount --wd="\$PWD" -- env -i PATH="\$PATH" HOME="\$HOME" \\
+  LD_LIBRARY_PATH="\${LD_LIBRARY_PATH:-}" /bin/sh -c "\$*"
 EOF
 chmod +x "$STATE/agent"
 
@@ -190,13 +192,16 @@ for ((j = 0; j < NODES; ++j)); do
   else echo "$ID-n$j:$RPN" >>"$STATE/hostfile"; fi
 done
 if [[ "$MPI" == openmpi ]]; then
-  # ob1 over the TCP btl between nodes, vader within one (UCX would choose for
-  # itself); the out-of-band channel on the nodes' interface too.
+  # Two-sided: ob1 over the TCP btl between nodes, vader within one (the UCX
+  # pml would choose for itself); the out-of-band channel on the nodes'
+  # interface too. One-sided: osc ucx (UCX over TCP between
+  # nodes): osc pt2pt, the other choice over TCP, made A2WS 4.6 times as slow
+  # and refuses MPI_THREAD_MULTIPLE (mpi4py's default) (docs/CLUSTER.md).
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   CMD=("$MPIEXEC" --hostfile "$STATE/hostfile" -n "$NP" --map-by slot
     --mca plm_rsh_agent "$STATE/agent" --mca plm_rsh_no_tree_spawn 1
     --mca pml ob1 --mca btl tcp,self,vader --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0
-    --mca osc ^ucx --mca btl_vader_single_copy_mechanism none)
+    --mca osc ucx --mca btl_vader_single_copy_mechanism none)
   [[ -n "$KILL_NODE" ]] && CMD+=(--enable-recovery)
 else
   # UCX over TCP between nodes, its shared-memory transports within one.
@@ -206,13 +211,13 @@ else
 fi
 CMD+=("${EXTRA[@]}" "$@")
 if [[ $EXEC -eq 1 ]]; then
-  # LB4MPI_CLUSTER_MPIEXEC PROGRAM ARGS: the launch above, for several launches in one cluster
+  # CLUSTER_MPIEXEC PROGRAM ARGS: the launch above, for several launches in one cluster
   mkdir -p "$STATE/scratch"
   { echo '#!/bin/bash'; printf 'exec'; printf ' %q' "${CMD[@]::${#CMD[@]}-$#}"; echo ' "$@"'; } >"$STATE/mpiexec"
   chmod +x "$STATE/mpiexec"
   hosts=$(awk '{ printf "%s%s", sep, $1; sep = " " }' "$STATE/nodes")
-  CMD=(env LB4MPI_CLUSTER_HOSTS="$hosts" LB4MPI_CLUSTER_AGENT="$STATE/agent" LB4MPI_CLUSTER_MPIEXEC="$STATE/mpiexec"
-    LB4MPI_CLUSTER_HOSTFILE="$STATE/hostfile" LB4MPI_CLUSTER_DIR="$STATE/scratch" "$@")
+  CMD=(env CLUSTER_HOSTS="$hosts" CLUSTER_AGENT="$STATE/agent" CLUSTER_MPIEXEC="$STATE/mpiexec"
+    CLUSTER_HOSTFILE="$STATE/hostfile" CLUSTER_DIR="$STATE/scratch" "$@")
 fi
 
 # The ranks of node J: the descendants of its launch daemon (Open MPI's orted,
@@ -267,7 +272,7 @@ fi
 # with --kill-node and with lb4mpi's own failure injection): once no rank is
 # left on any node for 3 s, the job is over and mpiexec is ended.
 gone=0
-while kill -0 "$LAUNCHER" 2>/dev/null; do
+while [[ $EXEC -eq 0 ]] && kill -0 "$LAUNCHER" 2>/dev/null; do
   sleep 0.5
   any=0
   for ((j = 0; j < NODES; ++j)); do [[ -n "$(ranks_of_node "$j")" ]] && { any=1; break; }; done

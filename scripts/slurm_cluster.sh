@@ -27,8 +27,8 @@ die() { echo "slurm_cluster.sh: $*" >&2; exit 2; }
 if [[ "${1:-}" == --inner ]]; then
   shift
   CPUS=$1 WAIT_S=$2; shift 2
-  D=$LB4MPI_CLUSTER_DIR/slurm
-  read -r -a HOSTS <<<"$LB4MPI_CLUSTER_HOSTS"
+  D=$CLUSTER_DIR/slurm
+  read -r -a HOSTS <<<"$CLUSTER_HOSTS"
   mkdir -p "$D/ctld" "$D/log" "$D/munge"
   chmod 700 "$D/munge"
   # munge: a key of our own, a socket of our own (another munged may run here)
@@ -78,7 +78,7 @@ EOF
   slurmctld -f "$SLURM_CONF" || { echo "slurm_cluster.sh: slurmctld did not start" >&2; cat "$D/log/slurmctld.log" >&2; exit 3; }
   for h in "${HOSTS[@]}"; do
     mkdir -p "$D/spool-$h"
-    "$LB4MPI_CLUSTER_AGENT" "$h" "SLURM_CONF=$SLURM_CONF slurmd -f $SLURM_CONF -N $h" ||
+    "$CLUSTER_AGENT" "$h" "SLURM_CONF=$SLURM_CONF slurmd -f $SLURM_CONF -N $h" ||
       { echo "slurm_cluster.sh: slurmd on $h did not start" >&2; cat "$D/log/slurmd-$h.log" >&2; exit 3; }
   done
   # wait until every node is idle

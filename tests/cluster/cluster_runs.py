@@ -57,15 +57,21 @@ def summary_of(text, what):
 
 
 # ----------------------------------------------------------------------------------
-# Inside the cluster (node 0): launches with $LB4MPI_CLUSTER_MPIEXEC.
+# Inside the cluster (node 0): launches with $CLUSTER_MPIEXEC.
+
+a_mpi = "openmpi"
+
 
 def launch(args, what, ranks=None, env=None, serial=False):
     """Runs ARGS across the cluster (or on 1 rank with serial); returns stdout."""
-    cmd = [os.environ["LB4MPI_CLUSTER_MPIEXEC"]]
+    cmd = [os.environ["CLUSTER_MPIEXEC"]]
     if serial:
         cmd += ["-n", "1"]
     elif ranks is not None:
         cmd += ["-n", str(ranks)]
+    if a_mpi == "openmpi":  # to the other nodes too (MPICH's hydra forwards the whole environment)
+        for k in sorted(env or {}):
+            cmd += ["-x", k]
     full_env = dict(os.environ, **(env or {}))
     p = subprocess.run(cmd + args, capture_output=True, text=True, env=full_env, timeout=WATCHDOG_S)
     if p.returncode != 0:
@@ -74,7 +80,7 @@ def launch(args, what, ranks=None, env=None, serial=False):
 
 
 def cluster_hosts():
-    return os.environ["LB4MPI_CLUSTER_HOSTS"].split()
+    return os.environ["CLUSTER_HOSTS"].split()
 
 
 def check_hosts(hosts, what, rpn):
@@ -113,10 +119,13 @@ def scenario_modes(a):
 
 
 def scenario_rma(a):
-    for app, args in [("mandelbrot", ["--width", "128", "--threshold", "3000"]), ("psia", ["--points", "3000"])]:
+    # AF has no closed form: the window holds its state under a lock (slow over TCP: docs/CLUSTER.md)
+    runs = [("mandelbrot", ["--width", "128", "--threshold", "3000"], ["GSS", "TSS", "FAC2", "AF"]),
+            ("psia", ["--points", "3000"], ["GSS", "FAC2"])]
+    for app, args, techniques in runs:
         exe = os.path.join(a.apps, f"lb4mpi-{app}")
         ref = summary_of(launch([exe] + args, f"serial {app}", serial=True), f"serial {app}")
-        for t in ["GSS", "TSS", "FAC2", "AF"]:
+        for t in techniques:
             s = summary_of(launch([exe] + args + ["--mode", "distributed-rma", "--technique", t],
                                   f"{app} rma {t}"), app)
             check(s["checksum"] == ref["checksum"],
@@ -155,7 +164,7 @@ def scenario_locality(a):
     nodes = [r // a.rpn for r in range(n_ranks)]
     shares = {}
     for victim in ["locality", "random"]:
-        folder = os.path.join(os.environ["LB4MPI_CLUSTER_DIR"], victim)
+        folder = os.path.join(os.environ["CLUSTER_DIR"], victim)
         s = summary_of(launch([exe] + args + ["--victim", victim, "--speeds", speeds],
                               f"pisolver {victim}",
                               env={"LB4MPI_ITERATIONS_INFO": "1", "LB4MPI_DIR_ID": folder}), "pisolver")
@@ -178,7 +187,7 @@ def scenario_a2ws(a):
     n_ranks = a.nodes * a.rpn
     speeds = ",".join(str(1 + 3 * (r % 2)) for r in range(n_ranks))
     runs = [("seismic", ["--shots", "48"], ["a2ws", "lw", "random-steal", "token"]),
-            ("pisolver", ["--iterations", "6000"], ["a2ws", "steal"])]
+            ("pisolver", ["--iterations", "1500"], ["a2ws", "steal"])]
     for app, args, balancers in runs:
         exe = os.path.join(a.apps, f"lb4mpi-{app}")
         ref = summary_of(launch([exe] + args + ["--balancer", "none"], f"serial {app}", serial=True),
@@ -197,7 +206,7 @@ def scenario_python(a):
                             serial=True), "serial mandelbrot")
     env = {"PYTHONPATH": a.python_path}
     for mode in ["distributed-rma", "centralized"]:
-        s = summary_of(launch([sys.executable, example] + args + ["--mode", mode], f"python {mode}", env=env),
+        s = summary_of(launch([a.python, example] + args + ["--mode", mode], f"python {mode}", env=env),
                        "python mandelbrot")
         check(s["checksum"] == ref["checksum"],
               f"python mandelbrot {mode} across nodes: checksum {s['checksum']}, C++ serial {ref['checksum']}")
@@ -252,6 +261,7 @@ def main():
     ap.add_argument("--apps", required=True, help="folder of the lb4mpi-* apps (built with --mpi's MPI)")
     ap.add_argument("--probe", default="", help="lb4mpi_cluster_probe (built with --mpi's MPI)")
     ap.add_argument("--python-path", default="", help="PYTHONPATH of the lb4mpi package")
+    ap.add_argument("--python", default="python3", help="the interpreter with mpi4py and NumPy")
     ap.add_argument("--nodes", type=int, default=3)
     ap.add_argument("--rpn", type=int, default=2)
     ap.add_argument("--kill-after", type=float, default=1.5,
@@ -262,6 +272,8 @@ def main():
     a = ap.parse_args()
 
     if a.inner:
+        global a_mpi
+        a_mpi = a.mpi
         INNER[a.scenario](a)
     else:
         made = not a.work
