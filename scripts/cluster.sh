@@ -229,7 +229,7 @@ ranks_of_node() {
     comm=$(cat "$p/comm" 2>/dev/null) || continue
     ppid=$(awk '{ sub(/.*\) /, ""); print $2 }' "$p/stat" 2>/dev/null) || continue
     rows+=("${p#/proc/} $ppid")
-    case "$comm" in orted | mpiexec | mpirun | orterun | prted | hydra_pmi_proxy | mpiexec.hydra | mpiexec.mpich)
+    case "$comm" in orted | mpiexec* | mpirun* | orterun | prted | hydra_pmi_proxy)
       daemons+=("${p#/proc/}") ;; esac
   done
   # descendants of the daemons, within the namespace

@@ -233,10 +233,10 @@ def run_cluster(a, extra, program, what):
 
 def robust_node(a, node):
     exe = os.path.join(a.apps, "lb4mpi-mandelbrot")
-    args = ["--width", "256", "--threshold", "20000", "--technique", "FAC2", "--mode", a.robust_mode]
+    args = ["--width", "320", "--threshold", "20000", "--technique", "FAC2", "--mode", a.robust_mode]
     serial = subprocess.run(["bash", CLUSTER, "--nodes", "1", "--ranks-per-node", "1", "--mpi", a.mpi, "--",
                              exe] + args, capture_output=True, text=True, timeout=WATCHDOG_S, cwd=a.work)
-    ref = summary_of(serial.stdout, "serial mandelbrot")
+    ref = summary_of(serial.stdout + serial.stderr[-3000:], "serial mandelbrot")
     p = run_cluster(a, ["--kill-node", str(node), "--kill-after", str(a.kill_after)],
                     [exe] + args + ["--robust", "--robust-timeout", "20"], f"robust, node {node} killed")
     if p is None:
