@@ -23,6 +23,8 @@ Scenarios:
                one and exactly that node's ranks are reported failed
   robust-coordinator-node  the same for node 0, the coordinator's (needs a
                coordinator that fails over)
+  hier         hierarchical mode with nodes from MPI (the host names): checksums
+               (needs branch hier's --mode hierarchical)
   python       the NumPy Mandelbrot of examples/python across nodes: the C++
                app's checksum
 """
@@ -212,7 +214,20 @@ def scenario_python(a):
               f"python mandelbrot {mode} across nodes: checksum {s['checksum']}, C++ serial {ref['checksum']}")
 
 
-INNER = {"modes": scenario_modes, "rma": scenario_rma, "locality": scenario_locality, "a2ws": scenario_a2ws,
+def scenario_hier(a):
+    # Hierarchical mode (branch hier): nodes from MPI (--ranks-per-node 0), i.e. the real host names here.
+    exe = os.path.join(a.apps, "lb4mpi-mandelbrot")
+    args = ["--width", "128", "--threshold", "2000"]
+    ref = summary_of(launch([exe] + args, "serial mandelbrot", serial=True), "serial mandelbrot")
+    for g in ["centralized", "distributed", "distributed-rma"]:
+        s = summary_of(launch([exe] + args + ["--mode", "hierarchical", "--global-mode", g, "--ranks-per-node", "0"],
+                              f"hierarchical {g}"), "mandelbrot")
+        check(s["checksum"] == ref["checksum"],
+              f"hierarchical over {g} across nodes: checksum {s['checksum']}, serial {ref['checksum']}")
+        app_hosts(s, "hierarchical", a.rpn)
+
+
+INNER = {"hier": scenario_hier, "modes": scenario_modes, "rma": scenario_rma, "locality": scenario_locality, "a2ws": scenario_a2ws,
          "python": scenario_python}
 
 
