@@ -213,7 +213,19 @@ CMD+=("${EXTRA[@]}" "$@")
 if [[ $EXEC -eq 1 ]]; then
   # CLUSTER_MPIEXEC PROGRAM ARGS: the launch above, for several launches in one cluster
   mkdir -p "$STATE/scratch"
-  { echo '#!/bin/bash'; printf 'exec'; printf ' %q' "${CMD[@]::${#CMD[@]}-$#}"; echo ' "$@"'; } >"$STATE/mpiexec"
+  # (MPICH refuses a second -n: a leading "-n N" replaces the cluster's)
+  {
+    echo '#!/bin/bash'
+    echo "np=$NP"
+    echo 'if [[ "${1:-}" == -n ]]; then np=$2; shift 2; fi'
+    printf 'exec'
+    prev=""
+    for x in "${CMD[@]::${#CMD[@]}-$#}"; do
+      if [[ "$prev" == -n ]]; then printf ' "$np"'; else printf ' %q' "$x"; fi
+      prev=$x
+    done
+    echo ' "$@"'
+  } >"$STATE/mpiexec"
   chmod +x "$STATE/mpiexec"
   hosts=$(awk '{ printf "%s%s", sep, $1; sep = " " }' "$STATE/nodes")
   CMD=(env CLUSTER_HOSTS="$hosts" CLUSTER_AGENT="$STATE/agent" CLUSTER_MPIEXEC="$STATE/mpiexec"
