@@ -98,10 +98,9 @@ ns_inode() { stat -L -c %i "/proc/$1/ns/net" 2>/dev/null; }
 
 # Every process in the namespaces of this invocation (they are ours: nobody
 # else can enter them).
+NS_INODES=""  # the network namespaces of this invocation (kept after their holders are gone)
 our_processes() {
-  local inodes="" p
-  for p in "$SWITCH" "${NODE_PIDS[@]}"; do [[ -n "$p" ]] && inodes+=" $(ns_inode "$p")"; done
-  all_net_ns | awk -v want="$inodes " 'index(want, " " $2 " ") { print $1 }'
+  all_net_ns | awk -v want="$NS_INODES " 'index(want, " " $2 " ") { print $1 }'
 }
 
 cleanup() {
@@ -109,10 +108,15 @@ cleanup() {
   trap - EXIT INT TERM HUP
   [[ -n "$KILLER" ]] && kill "$KILLER" 2>/dev/null
   [[ -n "$LAUNCHER" ]] && kill -TERM "$LAUNCHER" 2>/dev/null && sleep 0.3
-  local pids
-  pids=$(our_processes)
-  # shellcheck disable=SC2086
-  [[ -n "$pids" ]] && kill -KILL $pids 2>/dev/null
+  # again until none is left: a daemon being launched may fork after a scan
+  local pids i
+  for ((i = 0; i < 50; ++i)); do
+    pids=$(our_processes)
+    [[ -n "$pids" ]] || break
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null
+    sleep 0.1
+  done
   for p in "$SWITCH" "${NODE_PIDS[@]}"; do [[ -n "$p" ]] && wait "$p" 2>/dev/null; done
   [[ -n "$KEEP" ]] && mkdir -p "$KEEP" && cp -f "$STATE"/hostfile "$STATE"/hosts "$STATE"/nodes "$KEEP"/ 2>/dev/null
   rm -rf "$STATE"
@@ -142,6 +146,7 @@ hold() {
 # --- the switch: a bridge in a namespace of its own -------------------------------
 hold --net || setup_failed "unshare --net (are network namespaces allowed here?)"
 SWITCH=$HELD
+NS_INODES+=" $(ns_inode "$SWITCH")"
 nsenter --target "$SWITCH" --net ip link add br0 type bridge || setup_failed "bridge"
 nsenter --target "$SWITCH" --net ip link set br0 up || setup_failed "bridge up"
 
@@ -155,6 +160,7 @@ for ((j = 0; j < NODES; ++j)); do
   hold --uts --net --mount --propagation private || setup_failed "unshare for node $j"
   pid=$HELD
   NODE_PIDS+=("$pid")
+  NS_INODES+=" $(ns_inode "$pid")"
   host="$ID-n$j"
   nsenter --target "$pid" --uts hostname "$host" || setup_failed "host name of node $j"
   nsenter --target "$pid" --mount mount --bind "$STATE/hosts" /etc/hosts || setup_failed "/etc/hosts of node $j"

@@ -238,19 +238,29 @@ def run_cluster(a, extra, program, what):
     cmd = ["bash", CLUSTER, "--nodes", str(a.nodes), "--ranks-per-node", str(a.rpn), "--mpi", a.mpi] + extra
     cmd += ["--"] + program
     print("run   " + " ".join(cmd), flush=True)
+    return run_bounded(cmd, what, a.work)
+
+
+def run_bounded(cmd, what, cwd):
+    """Runs cmd under the watchdog; a hang gets SIGTERM, so that cluster.sh tears its cluster down."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=WATCHDOG_S, cwd=a.work)
-    except subprocess.TimeoutExpired as e:
-        check(False, f"{what}: no end within {WATCHDOG_S} s (a hang)\n{e.stdout}\n{e.stderr}")
+        out, err = p.communicate(timeout=WATCHDOG_S)
+    except subprocess.TimeoutExpired:
+        p.terminate()
+        out, err = p.communicate(timeout=60)
+        check(False, f"{what}: no end within {WATCHDOG_S} s (a hang)\n{out}\n{err[-3000:]}")
         return None
-    return p
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 def robust_node(a, node):
     exe = os.path.join(a.apps, "lb4mpi-mandelbrot")
     args = ["--width", "320", "--threshold", "20000", "--technique", "FAC2", "--mode", a.robust_mode]
-    serial = subprocess.run(["bash", CLUSTER, "--nodes", "1", "--ranks-per-node", "1", "--mpi", a.mpi, "--",
-                             exe] + args, capture_output=True, text=True, timeout=WATCHDOG_S, cwd=a.work)
+    serial = run_bounded(["bash", CLUSTER, "--nodes", "1", "--ranks-per-node", "1", "--mpi", a.mpi, "--", exe] + args,
+                         "serial mandelbrot", a.work)
+    if serial is None:
+        return
     ref = summary_of(serial.stdout + serial.stderr[-3000:], "serial mandelbrot")
     p = run_cluster(a, ["--kill-node", str(node), "--kill-after", str(a.kill_after)],
                     [exe] + args + ["--robust", "--robust-timeout", "20"], f"robust, node {node} killed")
