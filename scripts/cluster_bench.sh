@@ -2,16 +2,16 @@
 # T_par of lb4mpi's modes on the emulated cluster (3 nodes x 2 ranks over TCP,
 # scripts/cluster.sh) against 6 ranks on one host, alternating, REPS times
 # each; prints the medians (docs/CLUSTER.md, "Which modes suit which networks").
-#   scripts/cluster_bench.sh APPS_DIR [REPS]
+#   scripts/cluster_bench.sh APPS_DIR [REPS ["NAME|APP ARGS..."...]]
 set -uo pipefail
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 APPS=$1 REPS=${2:-5}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-CASES=(
+CASES=("${@:3}")
+[[ ${#CASES[@]} -gt 0 ]] || CASES=(
   "mandelbrot centralized|lb4mpi-mandelbrot --width 192 --threshold 3000 --technique FAC2 --mode centralized"
   "mandelbrot distributed|lb4mpi-mandelbrot --width 192 --threshold 3000 --technique FAC2 --mode distributed"
   "mandelbrot distributed-rma|lb4mpi-mandelbrot --width 192 --threshold 3000 --technique FAC2 --mode distributed-rma"
-  "mandelbrot distributed-rma AF|lb4mpi-mandelbrot --width 192 --threshold 3000 --technique AF --mode distributed-rma"
   "pisolver steal (relayed)|lb4mpi-pisolver --iterations 1500 --balancer steal --speeds 1,4,1,4,1,4"
   "pisolver a2ws|lb4mpi-pisolver --iterations 1500 --balancer a2ws --speeds 1,4,1,4,1,4"
 )

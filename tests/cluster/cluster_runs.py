@@ -12,8 +12,8 @@ Scenarios:
   modes        the probe (every mode, every iteration exactly once, the host
                of every rank, MPI's node map) and lb4mpi-mandelbrot with its
                three loops in the three modes (checksums per loop)
-  rma          DCA-RMA across nodes: techniques with a closed form and one
-               without (the two-sided grant in the window), Mandelbrot and PSIA
+  rma          DCA-RMA across nodes: techniques with a closed form, Mandelbrot
+               and PSIA
   locality     owned loops with --victim locality on the nodes MPI reports:
                steals prefer the thief's own node (per-rank iteration CSVs),
                random victims do not
@@ -121,8 +121,9 @@ def scenario_modes(a):
 
 
 def scenario_rma(a):
-    # AF has no closed form: the window holds its state under a lock (slow over TCP: docs/CLUSTER.md)
-    runs = [("mandelbrot", ["--width", "128", "--threshold", "3000"], ["GSS", "TSS", "FAC2", "AF"]),
+    # Techniques with a closed form. AF (no closed form: its state locked in the window) did not
+    # finish within 240 s under Open MPI's osc ucx over TCP (docs/CLUSTER.md, known problems).
+    runs = [("mandelbrot", ["--width", "128", "--threshold", "3000"], ["GSS", "TSS", "FAC2"]),
             ("psia", ["--points", "3000"], ["GSS", "FAC2"])]
     for app, args, techniques in runs:
         exe = os.path.join(a.apps, f"lb4mpi-{app}")
