@@ -117,7 +117,6 @@ cleanup() {
     kill -KILL $pids 2>/dev/null
     sleep 0.1
   done
-  for p in "$SWITCH" "${NODE_PIDS[@]}"; do [[ -n "$p" ]] && wait "$p" 2>/dev/null; done
   [[ -n "$KEEP" ]] && mkdir -p "$KEEP" && cp -f "$STATE"/hostfile "$STATE"/hosts "$STATE"/nodes "$KEEP"/ 2>/dev/null
   rm -rf "$STATE"
   exit "$rc"
@@ -134,6 +133,7 @@ setup_failed() { echo "cluster.sh: setting up the cluster failed: $*" >&2; exit 
 hold() {
   unshare "$@" sleep infinity &
   local pid=$! own i
+  disown "$pid"  # no job report when the teardown kills it
   own=$(net_ns $$)
   for ((i = 0; i < 500; ++i)); do
     [[ "$(net_ns "$pid")" != "$own" && -n "$(net_ns "$pid")" ]] && break
