@@ -66,7 +66,8 @@ while [[ $# -gt 0 ]]; do
     --list)
       echo "configurations: ${ALL_CONFIGS[*]} (default), cluster"
       echo "labels: unit (no MPI), mpi (under mpiexec), apps, capi, runtime, python, tools, bench, install, fuzz, stress, slow,"
-      echo "        sim (the simulation build: smpirun, configuration sim only)"
+      echo "        sim (the simulation build: smpirun, configuration sim only),"
+      echo "        cluster, slurm (the emulated cluster: configuration cluster only)"
       exit 0 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
