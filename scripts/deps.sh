@@ -6,6 +6,7 @@
 # the packages they merely recommend, which would double the download).
 #   bash scripts/deps.sh           # check, install what is missing
 #   bash scripts/deps.sh --check   # check only: exit 1 and name what is missing
+#   bash scripts/deps.sh --cluster # also the emulated cluster's (scripts/test.sh --config cluster)
 set -euo pipefail
 
 PACKAGES=(
@@ -25,7 +26,14 @@ PACKAGES=(
 )
 
 check_only=0
-[[ "${1:-}" == "--check" ]] && check_only=1
+for arg in "$@"; do
+  case "$arg" in
+    --check) check_only=1 ;;
+    # the emulated cluster and its Slurm (docs/CLUSTER.md): only for that configuration
+    --cluster) PACKAGES+=(iproute2 util-linux slurm-wlm munge) ;;
+    *) echo "deps: unknown argument '$arg'; valid: --check, --cluster" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

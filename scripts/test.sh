@@ -10,6 +10,10 @@
 #   (c) mpich    build/ci-mpich    Release (-O2), unity build, -Werror, MPICH: the MPI tests
 #                                  (ctest -L mpi); neither the MPI-free unit tests nor the
 #                                  apps and tools are built (the Open MPI configuration tests them)
+#   (e) cluster  build/ci-cluster, build/ci-cluster-mpich: not in the default run (root, minutes):
+#                                  the emulated cluster of network namespaces (3 nodes x 2 ranks over
+#                                  TCP) under Open MPI and MPICH, and a local Slurm (labels cluster,
+#                                  slurm; docs/CLUSTER.md)
 #   (d) sim      build/ci-sim      SimGrid's SMPI (-DLB4MPI_SIMGRID=ON), -O0, unity build, -Werror:
 #                                  the library and the synthetic app only; the tests of label sim
 #                                  (64 simulated ranks: checksums against the Open MPI build's
@@ -17,6 +21,7 @@
 #
 #   bash scripts/test.sh                          # all four configurations
 #   bash scripts/test.sh --config mpich           # one configuration (repeatable)
+#   bash scripts/test.sh --config cluster         # the emulated cluster (root; not in the default run)
 #   bash scripts/test.sh --config openmpi -L apps # one label (ctest -L, repeatable)
 #   bash scripts/test.sh --config asan -R 'runtime_p2$'   # tests by regex (ctest -R)
 #   bash scripts/test.sh -E 'install'             # all but these (ctest -E)
@@ -51,17 +56,18 @@ while [[ $# -gt 0 ]]; do
     --config)
       [[ $# -ge 2 ]] || { echo "test.sh: --config needs a name: ${ALL_CONFIGS[*]}" >&2; exit 2; }
       case "$2" in
-        openmpi | asan | mpich | sim) CONFIGS+=("$2") ;;
-        *) echo "test.sh: unknown configuration '$2'; valid: ${ALL_CONFIGS[*]}" >&2; exit 2 ;;
+        openmpi | asan | mpich | sim | cluster) CONFIGS+=("$2") ;;
+        *) echo "test.sh: unknown configuration '$2'; valid: ${ALL_CONFIGS[*]} cluster" >&2; exit 2 ;;
       esac
       shift 2 ;;
     -L | -LE | -R | -E)
       [[ $# -ge 2 ]] || { echo "test.sh: $1 needs a value" >&2; exit 2; }
       FILTER+=("$1" "$2"); shift 2 ;;
     --list)
-      echo "configurations: ${ALL_CONFIGS[*]}"
+      echo "configurations: ${ALL_CONFIGS[*]} (default), cluster"
       echo "labels: unit (no MPI), mpi (under mpiexec), apps, capi, runtime, python, tools, bench, install, fuzz, stress, slow,"
-      echo "        sim (the simulation build: smpirun, configuration sim only)"
+      echo "        sim (the simulation build: smpirun, configuration sim only),"
+      echo "        cluster, slurm (the emulated cluster: configuration cluster only)"
       exit 0 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -279,6 +285,25 @@ for cfg in "${CONFIGS[@]}"; do
       begin_config sim -DCMAKE_BUILD_TYPE=None -DCMAKE_UNITY_BUILD=ON -DLB4MPI_WERROR=ON \
         -DLB4MPI_SIMGRID=ON -DLB4MPI_APPS=synthetic "${NATIVE_ARG[@]}"
       run_ctest sim -- -L sim
+      end_config ;;
+    cluster)
+      # --- (e) the emulated cluster (docs/CLUSTER.md): root, not in the default run ------
+      # Network namespaces joined by a bridge, TCP between nodes: the tests take
+      # minutes (each builds its own cluster), over what the suite can spare.
+      if [[ $(id -u) -ne 0 ]]; then
+        SUMMARY+=("cluster: FAILED: needs root (network namespaces, scripts/cluster.sh)")
+        finish 1
+      fi
+      bash "$ROOT/scripts/deps.sh" --cluster || { SUMMARY+=("cluster: FAILED installing its packages"); finish 1; }
+      CLUSTER_ARGS=("${RELEASE[@]}" "${UNITY[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF
+        -DLB4MPI_BUILD_UNIT_TESTS=OFF -DLB4MPI_CLUSTER_TESTS=ON)
+      begin_config cluster-mpich "${CLUSTER_ARGS[@]}" -DLB4MPI_BUILD_PYTHON=OFF \
+        -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
+        -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)"
+      run_ctest cluster -- -L "cluster|slurm" -j 1
+      end_config
+      begin_config cluster "${CLUSTER_ARGS[@]}" -DLB4MPI_BUILD_PYTHON=ON
+      run_ctest cluster -- -L "cluster|slurm" -j 1
       end_config ;;
   esac
 done
