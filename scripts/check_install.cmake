@@ -12,7 +12,8 @@
 #   against PREFIX (or, with -DSYSTEM=ON, against what is installed in the
 #   system, with no search path given) and runs it under mpiexec on RANKS
 #   (default 2) ranks; it checks exactly-once itself and prints "... ok".
-#     -DKIND=cmake_cxx|cmake_c|pkgconfig|cmake_techniques|python -DVARIANT=shared|static
+#     -DKIND=cmake_cxx|cmake_c|pkgconfig|cmake_techniques|python|cmake_fortran|pkgconfig_fortran
+#     -DVARIANT=shared|static
 #     (python: the Python package, run by -DPYTHON= from PREFIX/PYTHON_DIR, or with
 #     -DSYSTEM=ON from the interpreter's own path)
 #     -DCONSUMERS_DIR= -DC_COMPILER= -DCXX_COMPILER= -DMPI_C_COMPILER= -DMPI_CXX_COMPILER=
@@ -150,7 +151,7 @@ if(MODE STREQUAL "install")
       set(required "lb4mpi::parse_technique" "typeinfo for lb4mpi::Error" "typeinfo for lb4mpi::InvalidParameter")
       if(lib STREQUAL "lb4mpi")
         set(required "DLS_StartLoop" "lb4mpi::Loop::next()" "typeinfo for lb4mpi::OutputError"
-                     "lb4mpi::Options::from_env()")
+                     "lb4mpi::Options::from_env()" "DLS_Setup" "DLS_GroupSetup" "get_DLS_ShortName")
       endif()
       foreach(sym IN LISTS required)
         string(FIND "${run_output}" "${sym}" at)
@@ -280,6 +281,45 @@ if(KIND MATCHES "^cmake_(cxx|c|techniques)$")
   else()
     run_consumer(${build}/consumer_techniques "consumer-techniques: ok")
   endif()
+  return()
+endif()
+
+# Fortran (fortran/, docs/FORTRAN.md): the DLS4LB-style program of
+# tests/consumers/fortran on 3 ranks, built by a Fortran-only CMake project
+# (lb4mpi::fortran) or by mpifort with pkg-config's lb4mpi-fortran flags.
+if(KIND MATCHES "^(cmake|pkgconfig)_fortran$")
+  require(MPI_Fortran_COMPILER)
+  set(RANKS 3)
+  if(Fortran_COMPILER)
+    set(ENV{OMPI_FC} ${Fortran_COMPILER})
+    set(ENV{MPICH_FC} ${Fortran_COMPILER})
+  endif()
+  if(KIND STREQUAL "cmake_fortran")
+    set(args -S ${CONSUMERS_DIR}/fortran -B ${build} -DMPI_Fortran_COMPILER=${MPI_Fortran_COMPILER})
+    if(NOT SYSTEM)
+      list(APPEND args -DCMAKE_PREFIX_PATH=${PREFIX})
+    endif()
+    if(Fortran_COMPILER)
+      list(APPEND args -DCMAKE_Fortran_COMPILER=${Fortran_COMPILER})
+    endif()
+    if(GENERATOR)
+      list(APPEND args -G ${GENERATOR})
+    endif()
+    run("configuring the fortran consumer" ${CMAKE_COMMAND} ${args})
+    run("building the fortran consumer" ${CMAKE_COMMAND} --build ${build})
+  else()
+    find_program(PKG_CONFIG_EXECUTABLE NAMES pkg-config pkgconf REQUIRED)
+    if(NOT SYSTEM)
+      set(ENV{PKG_CONFIG_PATH} ${PREFIX}/${PKGCONFIG_DIR})
+    endif()
+    run("pkg-config --cflags --libs lb4mpi-fortran" ${PKG_CONFIG_EXECUTABLE} --cflags --libs lb4mpi-fortran)
+    separate_arguments(flags UNIX_COMMAND "${run_output}")
+    string(STRIP "${run_output}" shown)
+    message(STATUS "pkg-config --cflags --libs lb4mpi-fortran: ${shown}")
+    run("mpifort with pkg-config lb4mpi-fortran" ${MPI_Fortran_COMPILER} ${CONSUMERS_DIR}/fortran/main.f90
+        -o ${build}/consumer_fortran ${flags})
+  endif()
+  run_consumer(${build}/consumer_fortran "consumer-fortran: ok")
   return()
 endif()
 

@@ -220,7 +220,8 @@ def summary(app, comm, options, n, steps, params):
         step = {"technique": d["technique"], "t_par_s": d["t_par"], "wall_s": wall,
                 "checksum": f"0x{checksum:016x}", "chunks": d["chunks"],
                 "load_imbalance_pct": d["load_imbalance_percent"], "cov_finish": d["finish_cov"],
-                "failed_ranks": d["failed_ranks"], "reissued_chunks": d["reissued_chunks"]}
+                "failed_ranks": d["failed_ranks"], "coordinator": d["coordinator"],
+                "reissued_chunks": d["reissued_chunks"]}
         if d["selection"]:
             step["selection"] = d["selection"]
         for k in ("iterations", "work_time", "overhead", "finish_time", "idle_time", "serve_time",
@@ -239,7 +240,7 @@ def summary(app, comm, options, n, steps, params):
         "t_par_s": sum(s["t_par_s"] for s in jsteps), "wall_s": sum(s["wall_s"] for s in jsteps),
         "checksum": jsteps[0]["checksum"], "checksum_consistent": all(s["checksum"] == jsteps[0]["checksum"]
                                                                       for s in jsteps),
-        "robust": options.robust, "failed_ranks": failed,
+        "robust": options.robust, "failed_ranks": failed, "coordinator": jsteps[-1]["coordinator"],
         "reissued_chunks": sum(s["reissued_chunks"] for s in jsteps),
         "chunks": sum(s["chunks"] for s in jsteps),
         "load_imbalance_pct": sum(s["load_imbalance_pct"] for s in jsteps) / k,

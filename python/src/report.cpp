@@ -34,6 +34,7 @@ py::dict report_dict(const Report& r) {
   d["finish_cov"] = r.finish_cov();
   d["robust"] = r.robust;
   d["failed_ranks"] = r.failed_ranks;
+  d["coordinator"] = r.coordinator;
   d["reissued_chunks"] = r.reissued_chunks;
   d["selection"] = r.selection;
   py::list ranks;
@@ -76,6 +77,8 @@ str(report) is report.summary(); report.to_dict() has every figure, JSON-ready.)
       .def_readonly("ranks", &Report::ranks, "One RankReport per rank of the communicator.")
       .def_readonly("robust", &Report::robust, "Whether the loop ran in robust mode.")
       .def_readonly("failed_ranks", &Report::failed_ranks, "Robust mode: the ranks that did not finish.")
+      .def_readonly("coordinator", &Report::coordinator,
+                    "Robust mode: the rank that coordinated the loop at its end (after a failover: the successor).")
       .def_readonly("reissued_chunks", &Report::reissued_chunks, "Robust mode: chunks handed out again.")
       .def_readonly("selection", &Report::selection, "technique='auto': why this technique ran.")
       .def("iterations", &Report::iterations, "Iterations executed, summed over the ranks.")

@@ -68,6 +68,7 @@ WATCHDOG_S = 60
 EXPECTED_STDERR = [
     re.compile(r"^\S+ \[rank \d+\]: loop started$"),
     re.compile(r"^lb4mpi: failure injection: rank \d+ stops now \((SIGKILL|exit), LB4MPI_FAIL_RANKS\)$"),
+    re.compile(r"^lb4mpi-\S+: \d+ ranks? on \d+ hosts?: .*$"),  # rank 0's ranks per host (apps/README.md)
     re.compile(r"^\[[^]]+\] PMIX ERROR: BAD-PARAM in file .*pmix_event_notification\.c at line \d+$"),
 ]
 INJECTED = re.compile(r"failure injection: rank (\d+) stops now")
