@@ -61,8 +61,11 @@ class Explore final : public Policy {
                             ")"};
     }
     const std::size_t b = best();
-    std::string reason = "exploit: " + std::string(name(cand_[b])) + " has the lowest T_par per iteration (" +
-                         fmt_us(*estimate(b));
+    // Right after a change that no other candidate needs a new run for, say so once.
+    std::string reason = settled_ ? "re-explore after a change: no other candidate needs a new run; " : "";
+    settled_ = false;
+    reason += "exploit: " + std::string(name(cand_[b])) + " has the lowest T_par per iteration (" +
+              fmt_us(*estimate(b));
     if (const auto s = second(b)) reason += "; next " + std::string(name(cand_[*s])) + " " + fmt_us(*estimate(*s));
     return {cand_[b], reason + ")"};
   }
@@ -193,6 +196,8 @@ class Explore final : public Policy {
     tried_ = 0;
     rise_ = rise;
     prune();
+    settled_ = queue_.empty();
+    rechecking_ = !queue_.empty();
   }
   // Candidate k measured `c` after the change: it need not run again.
   void measured_since_change(std::size_t k, double c) {
@@ -235,6 +240,7 @@ class Explore final : public Policy {
   bool rechecking_ = false;
   bool rise_ = false;  // the change being rechecked made the figures rise
   std::size_t tried_ = 0;  // candidates of the queue run so far
+  bool settled_ = false;  // a change was rechecked and every other candidate left out: said at the next choice
   int streak_ = 0;     // consecutive surprising figures of the exploited candidate ...
   int direction_ = 0;  // ... all up (+1) or all down (-1)
   std::size_t followed_ = 0;  // the candidate the streak is of
