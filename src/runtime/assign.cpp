@@ -38,14 +38,7 @@ class Recursive final : public Assignment {
     return true;
   }
 
-  Got interpret(const Reply& reply) override {
-    Got got;
-    if (reply.kind != kChunk) return got;
-    got.end = false;
-    got.chunk = reply.chunk;
-    got.id = reply.id;
-    return got;
-  }
+  Got interpret(const Reply& reply) override { return carried_chunk(reply); }
 
  private:
   Context& ctx_;

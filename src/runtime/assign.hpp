@@ -51,6 +51,15 @@ class Assignment {
     bool commit = false;  ///< the chunk of a grant: the coordinator must be told its size
   };
   virtual Got interpret(const Reply& reply) = 0;
+  /// A reply that carries its chunk (kChunk): what a worker got; nothing otherwise.
+  static Got carried_chunk(const Reply& reply) {
+    Got got;
+    if (reply.kind != kChunk) return got;
+    got.end = false;
+    got.chunk = reply.chunk;
+    got.id = reply.id;
+    return got;
+  }
   /// Whether a worker may ask before its chunk ends (requestWhen). A grant
   /// locks the assignment until its commit, so it must not wait behind the
   /// tail of a chunk.

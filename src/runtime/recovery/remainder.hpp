@@ -40,14 +40,7 @@ class Remainder final : public Assignment {
     reply.id = next_id_++;
     return true;
   }
-  Got interpret(const Reply& reply) override {
-    Got got;
-    if (reply.kind != kChunk) return got;
-    got.end = false;
-    got.chunk = reply.chunk;
-    got.id = reply.id;
-    return got;
-  }
+  Got interpret(const Reply& reply) override { return carried_chunk(reply); }
 
  private:
   bool cut(Chunk& out) {
