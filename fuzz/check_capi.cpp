@@ -191,12 +191,12 @@ class Session {
     if (verbose()) std::fprintf(stderr, "  %s\n", kNames[op]);
     switch (op) {
       case 0:
-        Configure_Chunk_Calculation_Mode(in_.take_in(-1, 3));
+        Configure_Chunk_Calculation_Mode(in_.take_in(-1, HIERARCHICAL + 1));
         break;
       case 1: {
         infoDLS* info = handle_arg(h);
         const int mode = LB4MPI_Chunk_Calculation_Mode(info);
-        expect(mode >= -1 && mode <= 2, [&] { return "LB4MPI_Chunk_Calculation_Mode gave " + std::to_string(mode); });
+        expect(mode >= -1 && mode <= HIERARCHICAL, [&] { return "LB4MPI_Chunk_Calculation_Mode gave " + std::to_string(mode); });
         break;
       }
       case 2:
@@ -500,7 +500,7 @@ class Session {
 // runs before the first input: every call in it must succeed, and every
 // loop hand out each iteration exactly once.
 struct ValidProgram {
-  int mode;    // Configure_Chunk_Calculation_Mode: CENTRALIZED, DECENTRALIZED, DECENTRALIZED_RMA
+  int mode;    // Configure_Chunk_Calculation_Mode: CENTRALIZED, DECENTRALIZED, DECENTRALIZED_RMA, HIERARCHICAL
   int method;  // every method id of lb4mpi.h
   int first;
   int last;
@@ -510,7 +510,7 @@ struct ValidProgram {
 
 std::vector<ValidProgram> valid_programs() {
   std::vector<ValidProgram> out;
-  for (int mode : {CENTRALIZED, DECENTRALIZED, DECENTRALIZED_RMA}) {
+  for (int mode : {int{CENTRALIZED}, int{DECENTRALIZED}, int{DECENTRALIZED_RMA}, int{HIERARCHICAL}}) {
     for (int method : kMethods) {
       out.push_back({mode, method, 0, 199, 1, 1});
       out.push_back({mode, method, -50, 49, 3, 1});  // negative indices, a minimum chunk
