@@ -1,7 +1,8 @@
 # The API reference: `cmake --build <dir> --target docs` runs Doxygen over the
 # public headers (docs/api/Doxyfile.in) into <dir>/docs/html. Warnings are
 # errors, an undocumented public member is a warning. The test docs.reference
-# (labels docs, tools) builds it.
+# (labels docs, tools) builds it and checks that named functions of the C
+# headers are in it (cmake/DocsCheck.cmake).
 find_package(Doxygen QUIET)
 if(NOT DOXYGEN_FOUND)
   return()
@@ -23,7 +24,13 @@ add_custom_target(docs
 # The test runs in one configuration of scripts/test.sh: the one with the
 # apps and tools (Open MPI), not the sanitizer, MPICH or simulation builds.
 if(LB4MPI_BUILD_TESTS AND LB4MPI_BUILD_TOOLS AND NOT LB4MPI_SANITIZE AND NOT LB4MPI_SIMGRID)
-  add_test(NAME docs.reference COMMAND Doxygen::doxygen ${LB4MPI_DOCS_OUT}/Doxyfile
-           WORKING_DIRECTORY ${LB4MPI_DOCS_OUT})
+  # Functions of each C header that must be in the reference (cmake/DocsCheck.cmake).
+  set(_lb4mpi_docs_expect DLS_Parameters_Setup DLS_StartLoop DLS_EndLoop DLS_StartMLoops
+      LB4MPI_Chunk_Calculation_Mode LB4MPI_Owned_for LB4MPI_Items_array)
+  list(JOIN _lb4mpi_docs_expect "|" _lb4mpi_docs_expect)
+  add_test(NAME docs.reference
+           COMMAND ${CMAKE_COMMAND} -DDOXYGEN=${DOXYGEN_EXECUTABLE} -DDOXYFILE=${LB4MPI_DOCS_OUT}/Doxyfile
+                   -DHTML=${LB4MPI_DOCS_OUT}/html -DEXPECT=${_lb4mpi_docs_expect}
+                   -P ${PROJECT_SOURCE_DIR}/cmake/DocsCheck.cmake)
   set_tests_properties(docs.reference PROPERTIES LABELS "docs;tools" TIMEOUT 60)
 endif()
