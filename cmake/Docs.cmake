@@ -24,9 +24,10 @@ add_custom_target(docs
 # The test runs in one configuration of scripts/test.sh: the one with the
 # apps and tools (Open MPI), not the sanitizer, MPICH or simulation builds.
 if(LB4MPI_BUILD_TESTS AND LB4MPI_BUILD_TOOLS AND NOT LB4MPI_SANITIZE AND NOT LB4MPI_SIMGRID)
-  # Functions of each C header that must be in the reference (cmake/DocsCheck.cmake).
+  # Functions of each C header and of the C++ namespace that must be in the
+  # reference (cmake/DocsCheck.cmake).
   set(_lb4mpi_docs_expect DLS_Parameters_Setup DLS_StartLoop DLS_EndLoop DLS_StartMLoops
-      LB4MPI_Chunk_Calculation_Mode LB4MPI_Owned_for LB4MPI_Items_array)
+      LB4MPI_Chunk_Calculation_Mode LB4MPI_Owned_for LB4MPI_Items_array parallel_for owned_for run_main)
   list(JOIN _lb4mpi_docs_expect "|" _lb4mpi_docs_expect)
   add_test(NAME docs.reference
            COMMAND ${CMAKE_COMMAND} -DDOXYGEN=${DOXYGEN_EXECUTABLE} -DDOXYFILE=${LB4MPI_DOCS_OUT}/Doxyfile
