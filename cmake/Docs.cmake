@@ -11,8 +11,13 @@ set(LB4MPI_DOCS_OUT ${CMAKE_BINARY_DIR}/docs)
 # C++ and C (include/lb4mpi) and the owned loops' data descriptions, with
 # the main page; the Fortran modules, when the tree has them (fortran/), in a
 # run of their own (docs/api/Doxyfile-fortran.in) into <dir>/docs/fortran/html.
+# The technique layer's public vocabulary that the interfaces use (Index,
+# Chunk, Error, Mode, Technique, TechniqueParams), not its internals
+# (ChunkCalculator, PerfTable, selection).
+set(_lb4mpi_docs_vocabulary types.hpp mode.hpp techniques/technique.hpp techniques/params.hpp)
+list(TRANSFORM _lb4mpi_docs_vocabulary PREPEND ${PROJECT_SOURCE_DIR}/src/techniques/include/lb4mpi/)
 set(_lb4mpi_docs_dirs ${PROJECT_SOURCE_DIR}/docs/api/mainpage.md ${PROJECT_SOURCE_DIR}/include/lb4mpi
-    ${PROJECT_SOURCE_DIR}/src/stealing/include/lb4mpi/stealing)
+    ${PROJECT_SOURCE_DIR}/src/stealing/include/lb4mpi/stealing ${_lb4mpi_docs_vocabulary})
 list(JOIN _lb4mpi_docs_dirs " " LB4MPI_DOCS_INPUT)
 configure_file(${PROJECT_SOURCE_DIR}/docs/api/Doxyfile.in ${LB4MPI_DOCS_OUT}/Doxyfile @ONLY)
 set(_lb4mpi_doxyfiles ${LB4MPI_DOCS_OUT}/Doxyfile)
@@ -37,7 +42,8 @@ if(LB4MPI_BUILD_TESTS AND LB4MPI_BUILD_TOOLS AND NOT LB4MPI_SANITIZE AND NOT LB4
   # Functions of each C header, of the C++ namespace and of each Fortran
   # module that must be in the reference (cmake/DocsCheck.cmake).
   set(_lb4mpi_docs_expect DLS_Parameters_Setup DLS_StartLoop DLS_EndLoop DLS_StartMLoops
-      LB4MPI_Chunk_Calculation_Mode LB4MPI_Owned_for LB4MPI_Items_array parallel_for owned_for run_main)
+      LB4MPI_Chunk_Calculation_Mode LB4MPI_Owned_for LB4MPI_Items_array parallel_for owned_for run_main
+      all_techniques)
   if(EXISTS ${PROJECT_SOURCE_DIR}/fortran)
     list(APPEND _lb4mpi_docs_expect dls_startloop dls_endloop lb4mpi_finish)  # Doxygen lowercases Fortran names
   endif()
