@@ -2,7 +2,6 @@
 // a loop abandoned half-way, and loops in flight together whose DCA grants
 // lock their coordinators (each iteration exactly once, no hang).
 #include <chrono>
-#include <cmath>
 #include <thread>
 #include <string>
 #include <vector>
