@@ -181,19 +181,25 @@ LB4MPI_API void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime);
  *   }
  *   DLS_EndLoop(&info, &n, &t);
  *   if (DLS_FailedRanks(&info) > 0) { save results; end the job (docs/ROBUST.md) }
- * DLS_Robust applies to the loops started afterwards; STATIC, the
- * DECENTRALIZED_RMA mode and DLS_StartMLoops are refused with it. The commit
+ * DLS_Robust applies to the loops started afterwards; STATIC is refused
+ * with it. Loops started by DLS_StartMLoops are robust together (a failed
+ * rank is failed for each): their results go with DLS_EndChunkData too, to
+ * the function of DLS_SetMCommit, which also gets the loop's number, and
+ * DLS_FailedRanks after DLS_EndMLoops counts the ranks failed in any of
+ * them. The commit
  * function runs on the coordinator (the rank executing the chunk in
  * DECENTRALIZED_RMA mode and for STATIC), once per piece of a chunk: its
  * start and size, the bytes given to DLS_EndChunkData, and `user`. Without a
  * DLS_EndChunkData the chunk has no result. DLS_FailedRanks: the number of
  * ranks that did not finish the last loop; after DLS_EndLoop, 0 outside
- * robust mode. With failed ranks, DLS_EndLoop does not synchronize (the
+ * robust mode. With failed ranks, DLS_EndLoop (DLS_EndMLoops) does not synchronize (the
  * failed ranks cannot take part), and neither may the program: no further
  * loop, no collective call, no DLS_Finalize. */
 LB4MPI_API void DLS_Robust(infoDLS* info, int enable);
 typedef void (*DLS_CommitFunction)(int chunkStart, int chunkSize, const void* data, int bytes, void* user);
 LB4MPI_API void DLS_SetCommit(infoDLS* info, DLS_CommitFunction commit, void* user);
+typedef void (*DLS_MCommitFunction)(int loop, int chunkStart, int chunkSize, const void* data, int bytes, void* user);
+LB4MPI_API void DLS_SetMCommit(infoDLS* info, DLS_MCommitFunction commit, void* user);
 LB4MPI_API void DLS_EndChunkData(infoDLS* info, const void* data, int bytes);
 LB4MPI_API int DLS_FailedRanks(infoDLS* info);
 

@@ -48,6 +48,12 @@ Execution::~Execution() {
   if (ctx_->channel->busy == this) ctx_->channel->busy = nullptr;
 }
 
+bool Execution::bounded() const { return ctx_->bounded(); }
+void Execution::tend() {
+  if (sched_ && !drained_) sched_->tend();
+}
+void Execution::share_failures(std::vector<char>* known) { ctx_->known_failed = known; }
+
 int Execution::rank() const { return ctx_->rank; }
 int Execution::size() const { return ctx_->size; }
 MPI_Comm Execution::comm() const { return ctx_->comm; }

@@ -93,6 +93,13 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
   }
 
   void end(const std::vector<RankFigures>& all) override { role_->end(all); }
+  void tend() override {
+    try {
+      role_->tend();
+    } catch (const CoordinatorLost&) {
+      fail_over();
+    }
+  }
   void exclude(double seconds) override { role_->exclude(seconds); }
   [[nodiscard]] bool ships_results() const override { return true; }
   [[nodiscard]] Index reissued() const override { return reissued_before_ + role_->reissued(); }
@@ -158,14 +165,17 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
 
   [[nodiscard]] int candidate() const {
     for (int r = 0; r < ctx_.size; ++r) {
-      if (failed_[static_cast<std::size_t>(r)] == 0) return r;
+      if (failed_[static_cast<std::size_t>(r)] == 0 && !ctx_.known_to_have_failed(r)) return r;
     }
     return ctx_.rank;
   }
 
   void fail_over() {
     ctx_.takeover = false;
-    failed_[static_cast<std::size_t>(ctx_.config.coordinator)] = 1;
+    for (int r = 0; r < ctx_.size; ++r) {  // what the other loops of its set found
+      if (ctx_.known_to_have_failed(r)) failed_[static_cast<std::size_t>(r)] = 1;
+    }
+    mark_failed(ctx_.config.coordinator);
     reissued_before_ += role_->reissued();
     role_.reset();
     ctx_.results->forget();  // the chunk in execution is given up
@@ -184,8 +194,14 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
         (void)ctx_.engine->wait_one_until(deadline);
         if (accept_takeover()) return;
       }
-      failed_[static_cast<std::size_t>(s)] = 1;
+      mark_failed(s);
     }
+  }
+
+  /// Failed for this loop, and for every loop of its set (Context::known_failed).
+  void mark_failed(int r) {
+    failed_[static_cast<std::size_t>(r)] = 1;
+    if (ctx_.known_failed != nullptr) (*ctx_.known_failed)[static_cast<std::size_t>(r)] = 1;
   }
 
   /// A kTakeover heard of: this rank becomes a worker of its sender.
@@ -277,7 +293,7 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
       --waiting;
     }
     for (std::size_t r = 0; r < heard.size(); ++r) {
-      if (heard[r] == 0) failed_[r] = 1;
+      if (heard[r] == 0) mark_failed(static_cast<int>(r));
     }
   }
 

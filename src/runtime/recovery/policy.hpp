@@ -83,6 +83,9 @@ class WorkerRecovery {
   /// A wait for a reply about to block: waits for one message (serving
   /// every loop of the engine meanwhile); recovery bounds it.
   virtual void await() = 0;
+  /// Loops in flight together: a poll for a reply found none; recovery
+  /// bounds the silence since the request went out as await() does.
+  virtual void polled() {}
   /// Completes a send to the coordinator; recovery bounds it.
   virtual void complete(MPI_Request& send) = 0;
   /// Whether the reply receive stays posted: the loop's end may come

@@ -52,6 +52,11 @@ class Scheduler {
   /// `003` tExclude: `seconds` this rank spent on other loops of its set do
   /// not count in the elapsed times this loop learns from.
   virtual void exclude(double /*seconds*/) {}
+  /// Loops in flight together, bounded waits (Context::bounded): this rank
+  /// works on another loop of its set; a coordinator answers what arrived
+  /// and says it is alive, so that its silence in this loop is not taken
+  /// for a failure.
+  virtual void tend() {}
   /// Whether the model carries results to a coordinator (two-sided models);
   /// otherwise they are committed on the rank that executed them.
   [[nodiscard]] virtual bool ships_results() const { return false; }
