@@ -71,11 +71,19 @@ void LoopGroup::began(int l) {
   found_work_ = true;
 }
 
+bool LoopGroup::drained(int l) {
+  Execution& e = *execs_[static_cast<std::size_t>(l)];
+  // Its coordinator failed after it ended here: it goes on under the successor.
+  if (e.drained() && bounded_) (void)e.reopen();
+  return e.drained();
+}
+
 std::optional<Chunk> LoopGroup::next(int l) {
   if (l < 0 || l >= size()) {
     throw Error("lb4mpi: loop " + std::to_string(l) + " does not exist (valid: 0.." + std::to_string(size() - 1) + ")");
   }
   end_piece();
+  (void)drained(l);
   Chunk piece;
   for (;;) {
     const Grab::Kind k = poll(l, piece);
@@ -96,7 +104,7 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
     const std::uint64_t seen = engine_.completions();
     bool all_done = true;
     for (int l = 0; l < size(); ++l) {
-      if (execs_[static_cast<std::size_t>(l)]->drained()) continue;
+      if (drained(l)) continue;
       Grab::Kind k = poll(l, piece);
       // Idle probing: stay with loop l until it has a piece or is done.
       while (k == Grab::Kind::NotNow && idle_probing_[static_cast<std::size_t>(l)]) {
@@ -120,7 +128,7 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
 bool LoopGroup::terminated() {
   end_piece();
   bool all = true;
-  for (const auto& e : execs_) all = all && e->drained();
+  for (int l = 0; l < size(); ++l) all = drained(l) && all;
   if (all) return true;
   // A whole round found nothing and no message arrived since the last look
   // (a message handled while polling one loop may have ended another, whose

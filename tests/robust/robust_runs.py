@@ -76,6 +76,8 @@ EXPECTED_STDERR = [
     re.compile(r"^lb4mpi-\S+: \d+ ranks? on \d+ hosts?: .*$"),  # rank 0's ranks per host (apps/README.md)
     re.compile(r"^\[[^]]+\] PMIX ERROR: BAD-PARAM in file .*pmix_event_notification\.c at line \d+$"),
     re.compile(r"^\[[^]]+\] PMIX ERROR: UNREACHABLE in file .*pmix_server\.c at line \d+$"),  # a killed rank's PMIx peer
+    # Open MPI's shared-memory transport reading a message from a rank killed meanwhile (ESRCH)
+    re.compile(r"^\[[^]]+\] Read -1, expected \d+, errno = 3$"),
 ]
 INJECTED = re.compile(r"failure injection: rank (\d+) stops now")
 
@@ -394,14 +396,18 @@ class Runner:
         asynchronous (--async: in flight together in one LoopSet), a worker killed by the injection or
         from outside: every loop's results committed once, the failure-free checksum.
         coordinator: rank 0 killed 0.05 s into the first loop (every loop of the set is then in flight,
-        and fails over to rank 1), asynchronous in every mode and synchronous once."""
+        and fails over to rank 1), asynchronous in every mode and synchronous once, and 0.8 s in
+        (asynchronous: the loops that ended on it are reopened under rank 1) twice."""
         # (mode, --async?, victims, how): each mode both ways, each way of killing in each drive.
         cases = [("centralized", True, [2], "inject"), ("centralized", False, [1, 3], "outside"),
                  ("distributed", True, [1, 3], "outside"), ("distributed", False, [2], "inject"),
                  ("distributed-rma", True, [3], "inject"), ("distributed-rma", False, [1], "outside")]
         if coordinator:
+            # (how: early = at 0.05 s, every loop in flight; late = at 0.8 s, after the set's first
+            # loop ended on the coordinator: the ended loops go on under the successor too)
             cases = [("centralized", True, [0], "inject"), ("distributed", True, [0], "outside"),
-                     ("distributed-rma", True, [0], "inject"), ("distributed", False, [0], "inject")]
+                     ("distributed-rma", True, [0], "inject-late"), ("centralized", True, [0], "outside-late"),
+                     ("distributed", False, [0], "inject")]
         ok = 0
         total = 0
         ranks = 4
@@ -412,14 +418,16 @@ class Runner:
             timeout = "1" if coordinator else "2"
             extra = ["--robust", "--robust-timeout", timeout, "--mode", mode] + (["--async"] if asynchronous else [])
             kill = None
-            if how == "inject":
-                when = "0.05s" if coordinator else "2"
+            late = how.endswith("-late")
+            if how.startswith("inject"):
+                when = ("0.8s" if late else "0.05s") if coordinator else "2"
                 extra += ["--fail-ranks", ",".join(map(str, victims)), "--fail-after", when]
             else:
-                kill = (ranks, victims, 0.05 if coordinator else 0.1)
+                kill = (ranks, victims, (0.8 if late else 0.05) if coordinator else 0.1)
             res = self.run(self.command(LOOPS_APP, ranks, extra), kill, ranks)
             label = (f"loops 3 {'async' if asynchronous else 'sync'} {mode} victims {victims} "
-                     f"({'injection' if how == 'inject' else 'kill -9 from outside'})")
+                     f"({'injection' if how.startswith('inject') else 'kill -9 from outside'}"
+                     f"{', late' if late else ''})")
             ok += self.check_completed(label, LOOPS_APP, ranks, res, victims)
             total += 1
         return ok, total

@@ -114,9 +114,13 @@ class CoordinatorLost : public Error {
 /// Throws CoordinatorLost: the coordinator of `ctx` was silent for the
 /// patience (LB4MPI_ROBUST_TIMEOUT) `while_doing` something.
 [[noreturn]] void coordinator_silent(const Context& ctx, const char* while_doing);
-/// Throws CoordinatorLost when a failover message arrived (Context::takeover).
+/// Throws CoordinatorLost when a failover message arrived (Context::takeover)
+/// or another loop of the set found the coordinator failed (Context::known_failed).
 inline void check_takeover(const Context& ctx) {
   if (ctx.takeover) throw CoordinatorLost("lb4mpi: a failover message arrived");
+  if (ctx.known_to_have_failed(ctx.config.coordinator)) {
+    throw CoordinatorLost("lb4mpi: another loop of the set found the coordinator failed");
+  }
 }
 
 /// Wraps a role of a recovering loop: when the role gives its coordinator

@@ -184,10 +184,6 @@ void RmaRecoveryWorker::wait_a_little(int polls) {
 void RmaRecoveryWorker::polled() {
   ctx_.engine->poll();  // a failover message
   check_takeover(ctx_);
-  if (ctx_.known_to_have_failed(ctx_.config.coordinator)) {
-    throw CoordinatorLost("lb4mpi: another loop of the set found the coordinator (rank " +
-                          std::to_string(ctx_.config.coordinator) + ") failed");
-  }
   const std::int64_t beat = win_.read(kSlotBeat);
   const double now = clock_now();
   if (beat != beat_seen_) {

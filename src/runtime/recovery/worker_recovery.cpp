@@ -50,11 +50,11 @@ class RobustWorker final : public WorkerRecovery {
     if (w == ProgressEngine::Waited::TimedOut && clock_now() > last_heard_ + timeout) {
       coordinator_silent(ctx_, "while waiting for work");
     }
-    check_known();
+    check_takeover(ctx_);
   }
 
   void polled() override {
-    check_known();
+    check_takeover(ctx_);
     if (clock_now() > last_heard_ + ctx_.patience() + ctx_.grace) coordinator_silent(ctx_, "while waiting for work");
   }
 
@@ -78,22 +78,13 @@ class RobustWorker final : public WorkerRecovery {
   [[nodiscard]] bool reports_at_once() const override { return true; }
   void chunk_begins() override { cadence_.checked(ctx_.meter->now()); }
   Index piece(Index left) override {
-    check_known();
+    check_takeover(ctx_);
     if (cadence_.due()) cadence_.checked(ctx_.meter->now());
     return std::min(left, cadence_.budget());
   }
   void executed(Index size) override { cadence_.executed(size); }
 
  private:
-  /// A failover message arrived, or another loop of the set found the coordinator failed.
-  void check_known() const {
-    check_takeover(ctx_);
-    if (ctx_.known_to_have_failed(ctx_.config.coordinator)) {
-      throw CoordinatorLost("lb4mpi: another loop of the set found the coordinator (rank " +
-                            std::to_string(ctx_.config.coordinator) + ") failed");
-    }
-  }
-
   Context& ctx_;
   ServeCadence cadence_;
   double last_heard_ = 0.0;  // when the coordinator was last heard of

@@ -77,6 +77,10 @@ class Execution {
   [[nodiscard]] bool bounded() const;
   /// Loops in flight together: this rank works on another loop (Scheduler::tend).
   void tend();
+  /// Loops in flight together: a loop that ended here but whose coordinator
+  /// failed since goes on under its successor (Scheduler::recover): true
+  /// when it did (the loop is no longer drained).
+  bool reopen();
   /// Loops in flight together: `known` (one entry per rank) is shared by the
   /// loops of the set: a rank one loop finds failed is failed for all.
   void share_failures(std::vector<char>* known);

@@ -52,6 +52,8 @@ class LoopGroup {
   Grab::Kind poll(int l, Chunk& piece);
   void exclude_from_others(int l, double seconds);
   void wait_for_anything();
+  /// Whether loop `l` is drained, after reopening it when its coordinator failed since (Execution::reopen).
+  bool drained(int l);
   void began(int l);
 
   ProgressEngine engine_;

@@ -57,6 +57,13 @@ class Scheduler {
   /// and says it is alive, so that its silence in this loop is not taken
   /// for a failure.
   virtual void tend() {}
+  /// Loops in flight together, bounded waits: the loop ended on this rank,
+  /// but its coordinator failed since (another loop of the set found it, or
+  /// a successor announced itself) — what it committed is gone with it.
+  [[nodiscard]] virtual bool orphaned() const { return false; }
+  /// An orphaned loop goes on under the successor (which commits again what
+  /// the survivors kept, and has the rest executed).
+  virtual void recover() {}
   /// Whether the model carries results to a coordinator (two-sided models);
   /// otherwise they are committed on the rank that executed them.
   [[nodiscard]] virtual bool ships_results() const { return false; }
