@@ -59,7 +59,10 @@ bool Execution::reopen() {
   sched_->recover();
   return true;
 }
-void Execution::share_failures(std::vector<char>* known) { ctx_->known_failed = known; }
+void Execution::share_failures(std::vector<char>* known) {
+  ctx_->known_failed = known;
+  exchange_->share_failures(known);
+}
 
 int Execution::rank() const { return ctx_->rank; }
 int Execution::size() const { return ctx_->size; }
