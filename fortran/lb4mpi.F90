@@ -1,21 +1,53 @@
-! lb4mpi's modern Fortran module: the chunk loop over ISO_C_BINDING, options
-! by name, 64-bit ranges, the report, errors as an optional status.
-! docs/FORTRAN.md.
-!
-!   use lb4mpi
-!   type(lb4mpi_loop) :: loop
-!   type(lb4mpi_report) :: rep
-!   integer(int64) :: first, last
-!   call lb4mpi_start(loop, MPI_COMM_WORLD, 1_int64, n, technique='FAC2', mode='distributed')
-!   do while (lb4mpi_next(loop, first, last))
-!     do i = first, last ... end do
-!   end do
-!   call lb4mpi_finish(loop, rep)            ! rep%t_par, rep%iterations(0:P-1)
-!
-! Errors (an unknown technique or mode, last < first - 1, a bad LB4MPI_*
-! variable) are found on every rank. With `status` (and `message`) the call
-! returns them: status 0 fine, 2 an error; without `status` every rank
-! prints the message and the program ends with status 2.
+!> \file
+!> \brief `use lb4mpi`: lb4mpi's modern Fortran module, over lb4mpi's C++
+!> library through ISO_C_BINDING. docs/FORTRAN.md.
+
+!> \brief lb4mpi's modern Fortran module: the chunk loop over ISO_C_BINDING,
+!> options by name, 64-bit ranges, the report, errors as an optional status.
+!> docs/FORTRAN.md.
+!>
+!> \code{.f90}
+!> use lb4mpi
+!> type(lb4mpi_loop) :: loop
+!> type(lb4mpi_report) :: rep
+!> integer(int64) :: first, last
+!> call lb4mpi_start(loop, MPI_COMM_WORLD, 1_int64, n, technique='FAC2', mode='distributed')
+!> do while (lb4mpi_next(loop, first, last))
+!>   do i = first, last ... end do
+!> end do
+!> call lb4mpi_finish(loop, rep)            ! rep%t_par, rep%iterations(0:P-1)
+!> \endcode
+!>
+!> Besides the procedures listed below, the module exports (Doxygen 1.9.4
+!> leaves types and generic interfaces of a module with a `private` default
+!> out of the lists, so they are described here):
+!> - `type(lb4mpi_loop)`: a loop in flight on this rank (lb4mpi_start ...
+!>   lb4mpi_finish); opaque.
+!> - `type(lb4mpi_report)`: what lb4mpi_finish returns on every rank:
+!>   `t_par` (the parallel time [s]), `iterations(0:P-1)` (each rank's
+!>   executed iterations), `technique` (the technique that ran; with `auto`,
+!>   the one it chose).
+!> - `lb4mpi_start(loop, comm, first, last [, technique] [, mode] [, robust]
+!>   [, status] [, message])`: starts the loop over first..last (inclusive;
+!>   last = first - 1: empty). Collective over `comm` (an `integer`, or a
+!>   `type(MPI_Comm)` with `use mpi_f08`). `first`, `last`: both `integer` or
+!>   both `integer(int64)`. `technique`: any name LB4MPI_SCHEDULING accepts
+!>   (case-insensitive; `auto` selects one per execution); `mode`:
+!>   `centralized`, `distributed`, `distributed-rma`, `hierarchical` (what
+!>   LB4MPI_MODE accepts); `robust`: rDLB (docs/ROBUST.md). An absent
+!>   argument keeps the LB4MPI_* variable or the default.
+!> - `lb4mpi_next(loop, first, last)`: `.true.` with this rank's next chunk
+!>   first..last (`integer` or `integer(int64)`), `.false.` when the loop has
+!>   none left for it; it also ends the previous chunk.
+!>
+!> Errors (an unknown technique or mode, last < first - 1, a bad LB4MPI_*
+!> variable, ranks passing different arguments) are found on every rank
+!> together. With `status` (and `message`) lb4mpi_start and lb4mpi_finish
+!> return them: status 0 fine, 2 an error, the message the same on every
+!> rank; without `status` every rank prints the message and the program ends
+!> with status 2. A failure inside the loop (lb4mpi_next), or lb4mpi_next or
+!> lb4mpi_finish on a loop that was not started, is seen by one rank and ends
+!> the job (MPI_Abort).
 module lb4mpi
   use, intrinsic :: iso_c_binding, only: c_ptr, c_null_ptr, c_int, c_int64_t, c_double, c_char, &
       c_null_char
@@ -31,7 +63,7 @@ module lb4mpi
 
   !> A loop in flight on this rank (lb4mpi_start ... lb4mpi_finish).
   type :: lb4mpi_loop
-    type(c_ptr) :: handle = c_null_ptr
+    type(c_ptr) :: handle = c_null_ptr  !< owned by lb4mpi
   end type lb4mpi_loop
 
   !> What lb4mpi_finish returns on every rank.
@@ -41,6 +73,7 @@ module lb4mpi
     character(len=16) :: technique = ''           !< the technique that ran (auto: the one it chose)
   end type lb4mpi_report
 
+  !> Starts a loop (collective); see the module's description for its arguments.
   interface lb4mpi_start
     module procedure start_int_i8, start_int_i4
 #ifdef LB4MPI_HAVE_MPI_F08
@@ -48,6 +81,7 @@ module lb4mpi
 #endif
   end interface lb4mpi_start
 
+  !> This rank's next chunk; see the module's description.
   interface lb4mpi_next
     module procedure next_i8, next_i4
   end interface lb4mpi_next
@@ -178,6 +212,13 @@ contains
   end function next_i4
 
   !> Collective: ends the loop and releases it; the report on every rank.
+  !> \param loop the loop of lb4mpi_start; released (a loop not started ends
+  !>   the job).
+  !> \param report the report, the same on every rank (set when the call
+  !>   succeeded).
+  !> \param status 0, or 2 on an error (e.g. a trace that cannot be written);
+  !>   absent: an error ends the program with status 2.
+  !> \param message the error's message (blank when status is 0).
   subroutine lb4mpi_finish(loop, report, status, message)
     type(lb4mpi_loop), intent(inout) :: loop
     type(lb4mpi_report), intent(out), optional :: report
@@ -204,11 +245,14 @@ contains
   end subroutine lb4mpi_finish
 
   !> The number of techniques lb4mpi knows (without 'auto').
+  !> \return the count, from the technique layer.
   integer function lb4mpi_technique_count()
     lb4mpi_technique_count = c_technique_count()
   end function lb4mpi_technique_count
 
   !> Technique i's name, 1..lb4mpi_technique_count(); lb4mpi_technique_count()+1: 'auto'.
+  !> \param i the technique's position, from 1.
+  !> \return the name (as lb4mpi_start's `technique` accepts it), blank-padded.
   function lb4mpi_technique_name(i) result(name)
     integer, intent(in) :: i
     character(len=16) :: name

@@ -202,12 +202,15 @@ if [[ "$MPI" == openmpi ]]; then
   # pml would choose for itself); the out-of-band channel on the nodes'
   # interface too. One-sided: osc ucx (UCX over TCP between
   # nodes): osc pt2pt, the other choice over TCP, made A2WS 4.6 times as slow
-  # and refuses MPI_THREAD_MULTIPLE (mpi4py's default) (docs/CLUSTER.md).
+  # and refuses MPI_THREAD_MULTIPLE (mpi4py's default) (docs/CLUSTER.md);
+  # and osc sm for the shared-memory windows within a node
+  # (MPI_Win_allocate_shared: hierarchical mode's node pool), which osc ucx
+  # cannot make ("MPI_ERR_INTERN").
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   CMD=("$MPIEXEC" --hostfile "$STATE/hostfile" -n "$NP" --map-by slot
     --mca plm_rsh_agent "$STATE/agent" --mca plm_rsh_no_tree_spawn 1
     --mca pml ob1 --mca btl tcp,self,vader --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0
-    --mca osc ucx --mca btl_vader_single_copy_mechanism none)
+    --mca osc sm,ucx --mca btl_vader_single_copy_mechanism none)
   [[ -n "$KILL_NODE" ]] && CMD+=(--enable-recovery)
 else
   # UCX over TCP between nodes, its shared-memory transports within one.

@@ -27,20 +27,26 @@
 #   bash scripts/test.sh -E 'install'             # all but these (ctest -E)
 #   bash scripts/test.sh --list                   # the configurations and labels
 #
-# Time budget: a test that needs more than BUDGET_S seconds (default 20) in any
+# Time budget: a test that needs more than BUDGET_S seconds (default 30, with
+# CTEST_JOBS tests sharing the cores; 20 when they ran one per core) in any
 # configuration carries the label `slow` and the reason in a comment where it
 # is defined. A test without that label that takes longer fails the
 # configuration ("over budget"). The ten slowest tests of each configuration
 # are printed at the end.
 #
-# Environment: JOBS (default: the number of cores) for the build and ctest;
+# Environment: JOBS (default: the number of cores) for the builds; CTEST_JOBS
+# (default: twice JOBS) for ctest: an MPI test of P ranks counts P
+# (PROCESSORS), and the tests leave the cores idle about half of the time
+# (mpiexec's start-up, robust mode's timeouts), so twice as many run at once;
+# measured on 2 cores, Open MPI configuration: ctest -j2 293 s, -j4 196 s.
 # BUILD_ROOT (default build) for the parent folder of the build folders;
-# BUDGET_S (default 20); FUZZ_SECONDS (default 8) for each libFuzzer run.
+# BUDGET_S (default 30); FUZZ_SECONDS (default 8) for each libFuzzer run.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+CTEST_JOBS="${CTEST_JOBS:-$((2 * JOBS))}"
 BUILD_ROOT="${BUILD_ROOT:-build}"
-BUDGET_S="${BUDGET_S:-20}"
+BUDGET_S="${BUDGET_S:-30}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-8}"
 LOGS="$ROOT/$BUILD_ROOT/ci-logs"
 ALL_CONFIGS=(openmpi asan mpich sim)
@@ -76,7 +82,7 @@ done
 [[ ${#CONFIGS[@]} -gt 0 ]] || CONFIGS=("${ALL_CONFIGS[@]}")
 
 START_ALL=$SECONDS
-echo "== lb4mpi test suite: configurations ${CONFIGS[*]}${FILTER[*]:+, selection ${FILTER[*]}}; $JOBS jobs"
+echo "== lb4mpi test suite: configurations ${CONFIGS[*]}${FILTER[*]:+, selection ${FILTER[*]}}; $JOBS build jobs, $CTEST_JOBS test jobs"
 t0=$SECONDS
 if ! bash "$ROOT/scripts/deps.sh"; then
   echo "test.sh: FAILED installing the Debian packages" >&2
@@ -95,6 +101,7 @@ TOTAL_PASSED=0
 TOTAL_FAILED=0
 
 finish() {
+  stop_prebuild
   echo
   local line
   for line in "${SLOWEST[@]}"; do echo "$line"; done
@@ -106,29 +113,86 @@ finish() {
 }
 
 # --- one configuration ----------------------------------------------------------
-# begin_config NAME CMAKE_ARGS...: configure and build in $BUILD_ROOT/ci-NAME.
+# Configurations build one ahead: while configuration k runs its tests (which
+# leave the cores idle half of the time: mpiexec start-up, robust mode's
+# timeouts), configuration k+1 configures and builds in the background at
+# nice 10, so that it takes only the cycles the tests leave (log:
+# $LOGS/NAME-build.log). A configuration that fails stops the background build.
+PRE_CFG="" PRE_PID=""
+
+# build_config NAME DIR TIMES CMAKE_ARGS...: configure and build DIR; writes
+# "CONFIGURE_S BUILD_S STEP RC" to the file TIMES (STEP: configure or build).
+build_config() {
+  local name=$1 dir=$2 times=$3 t0=$SECONDS rc conf_s
+  shift 3
+  echo "cmake options: $*"
+  cmake -S "$ROOT" -B "$dir" "$@"
+  rc=$? conf_s=$((SECONDS - t0))
+  echo "-- $name configure: ${conf_s} s"
+  if [[ $rc -ne 0 ]]; then echo "$conf_s 0 configure $rc" >"$times"; return; fi
+  t0=$SECONDS
+  cmake --build "$dir" -j "$JOBS"
+  rc=$?
+  echo "-- $name build: $((SECONDS - t0)) s"
+  echo "$conf_s $((SECONDS - t0)) build $rc" >"$times"
+}
+
+# start_prebuild NAME: NAME's configure and build in the background.
+start_prebuild() {
+  [[ "$1" != cluster ]] || return 0  # two builds of its own, after its packages
+  config_args "$1" || return 0
+  PRE_CFG=$1
+  rm -f "$LOGS/$1-build.times"
+  export -f build_config
+  export ROOT JOBS
+  setsid nice -n 10 bash -c 'build_config "$@"' build_config "$1" "$ROOT/$BUILD_ROOT/ci-$1" \
+    "$LOGS/$1-build.times" "${CMAKE_ARGS[@]}" >"$LOGS/$1-build.log" 2>&1 &
+  PRE_PID=$!
+  echo "-- $1: configuring and building in the background (nice 10; log ${LOGS#"$ROOT"/}/$1-build.log)"
+}
+
+stop_prebuild() {
+  [[ -n "$PRE_PID" ]] || return 0
+  kill -- "-$PRE_PID" 2>/dev/null
+  wait "$PRE_PID" 2>/dev/null
+  PRE_PID="" PRE_CFG=""
+}
+
+# begin_config NAME: configure and build $BUILD_ROOT/ci-NAME (or wait for its
+# background build), then start the next configuration's in the background.
 begin_config() {
   CFG=$1 CFG_DIR="$ROOT/$BUILD_ROOT/ci-$1" CFG_PASSED=0 CFG_FAILED=0 CFG_TESTS_S=0 CFG_NOTE=""
-  shift
   rm -f "$LOGS/$CFG"-*.xml
   echo
   echo "======== $CFG: ${CFG_DIR#"$ROOT"/}"
-  echo "cmake options: $*"
-  CFG_CONF_S="?" CFG_BUILD_S="?"
-  local t0=$SECONDS rc
-  cmake -S "$ROOT" -B "$CFG_DIR" "$@"
-  rc=$? CFG_CONF_S=$((SECONDS - t0))
-  echo "-- $CFG configure: ${CFG_CONF_S} s"
-  [[ $rc -eq 0 ]] || config_failed "configure"
-  t0=$SECONDS
-  cmake --build "$CFG_DIR" -j "$JOBS"
-  rc=$? CFG_BUILD_S=$((SECONDS - t0))
-  echo "-- $CFG build: ${CFG_BUILD_S} s"
-  [[ $rc -eq 0 ]] || config_failed "build"
+  CFG_CONF_S="?" CFG_BUILD_S="?" CFG_WAIT=""
+  local times="$LOGS/$CFG-build.times" t0=$SECONDS conf_s build_s step rc
+  if [[ "$PRE_CFG" == "$CFG" ]]; then
+    echo "-- $CFG: waiting for its background build"
+    wait "$PRE_PID"
+    PRE_PID="" PRE_CFG=""
+    CFG_WAIT=" (in the background; $((SECONDS - t0)) s waited)"
+  else
+    config_args "$CFG" || config_failed "configure"
+    build_config "$CFG" "$CFG_DIR" "$times" "${CMAKE_ARGS[@]}"
+  fi
+  read -r conf_s build_s step rc <"$times" 2>/dev/null || { conf_s="?" build_s="?" step=configure rc=1; }
+  CFG_CONF_S=$conf_s CFG_BUILD_S=$build_s
+  if [[ $rc -ne 0 ]]; then
+    [[ -z "$CFG_WAIT" ]] || { tail -n 80 "$LOGS/$CFG-build.log"; echo "test.sh: the whole log: $LOGS/$CFG-build.log" >&2; }
+    config_failed "$step"
+  fi
+  [[ -z "$CFG_WAIT" ]] || echo "-- $CFG: configured in $conf_s s, built in $build_s s$CFG_WAIT"
+  local i
+  for i in "${!CONFIGS[@]}"; do
+    if [[ "${CONFIGS[$i]}" == "$CFG" && $((i + 1)) -lt ${#CONFIGS[@]} ]]; then
+      start_prebuild "${CONFIGS[$((i + 1))]}"
+    fi
+  done
 }
 
 config_times() {
-  echo "configure ${CFG_CONF_S} s, build ${CFG_BUILD_S} s, tests ${CFG_TESTS_S} s"
+  echo "configure ${CFG_CONF_S} s, build ${CFG_BUILD_S} s${CFG_WAIT}, tests ${CFG_TESTS_S} s"
 }
 
 config_failed() {  # config_failed WHAT
@@ -168,7 +232,7 @@ run_ctest() {
   shift
   local log="$LOGS/$CFG-$tag.log" t0=$SECONDS
   echo "-- $CFG ctest ($tag): ctest $* ${FILTER[*]}${envs[*]:+ with ${envs[*]}}"
-  (cd "$CFG_DIR" && env "${envs[@]}" ctest --output-on-failure -j "$JOBS" --timeout 300 \
+  (cd "$CFG_DIR" && env "${envs[@]}" ctest --output-on-failure -j "$CTEST_JOBS" --timeout 300 \
     --output-junit "$LOGS/$CFG-$tag.xml" "$@" "${FILTER[@]}") 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]} dt=$((SECONDS - t0))
   CFG_TESTS_S=$((CFG_TESTS_S + dt))
@@ -212,19 +276,14 @@ RELEASE=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O2 -DCMAKE_C_FLAG
 # source alone — a missing #include shows there, not here.
 UNITY=(-DCMAKE_UNITY_BUILD=ON)
 
-for cfg in "${CONFIGS[@]}"; do
-  case "$cfg" in
+# config_args NAME: the cmake options of configuration NAME in CMAKE_ARGS.
+config_args() {
+  case "$1" in
     openmpi)
       # --- (a) Open MPI (Debian's default mpicc/mpicxx/mpiexec): every test ------------
-      begin_config openmpi "${RELEASE[@]}" "${UNITY[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_PYTHON=ON
-      run_ctest all --
-      end_config ;;
+      CMAKE_ARGS=("${RELEASE[@]}" "${UNITY[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_PYTHON=ON) ;;
     asan)
       # --- (b) sanitizers: every test ----------------------------------------------------
-      # Open MPI's MPI_Init leaks from components it dlopens and unloads again, which
-      # LeakSanitizer cannot even name; so leaks are checked in the tests without MPI
-      # and not in those under mpiexec (label mpi). Everything else is checked in both.
-      UBSAN="UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
       # clang: the same build has libFuzzer (g++ has none) and the library gets a
       # second compiler's warnings. It also builds faster than g++ here (149 s
       # against 214 s on the 2-core machine, docs/PERFORMANCE.md). Static
@@ -232,12 +291,68 @@ for cfg in "${CONFIGS[@]}"; do
       # library's PLT; the other configurations test the shared ones.
       # The fuzz tests (label fuzz) fuzz each target for FUZZ_SECONDS from the
       # repository's corpus; every build also replays the corpora (replay_*).
-      begin_config asan "${UNITY[@]}" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-        -DCMAKE_BUILD_TYPE=Debug -DLB4MPI_SANITIZE=ON -DLB4MPI_WERROR=ON \
-        -DLB4MPI_BUILD_BENCH=OFF -DBUILD_SHARED_LIBS=OFF -DLB4MPI_BUILD_TOOLS=OFF \
-        -DLB4MPI_FUZZ=ON -DLB4MPI_FUZZ_SECONDS="$FUZZ_SECONDS" -DLB4MPI_BUILD_PYTHON=OFF
       # No Python package: an instrumented module needs the sanitizers' runtime
       # preloaded into the interpreter (the Open MPI configuration tests it).
+      CMAKE_ARGS=("${UNITY[@]}" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+        -DCMAKE_BUILD_TYPE=Debug -DLB4MPI_SANITIZE=ON -DLB4MPI_WERROR=ON
+        -DLB4MPI_BUILD_BENCH=OFF -DBUILD_SHARED_LIBS=OFF -DLB4MPI_BUILD_TOOLS=OFF
+        -DLB4MPI_FUZZ=ON -DLB4MPI_FUZZ_SECONDS="$FUZZ_SECONDS" -DLB4MPI_BUILD_PYTHON=OFF) ;;
+    mpich)
+      # --- (c) MPICH: the MPI tests only -------------------------------------------------
+      # Neither the apps nor lb4mpi-chunks (LB4MPI_BUILD_TOOLS=OFF): clients of
+      # the library that do not depend on the MPI; the library under MPICH is
+      # what the runtime, C API, stress, install and perturbation tests test.
+      # No Python package: Debian's mpi4py is built on Open MPI.
+      MPIEXEC_MPICH="$(command -v mpiexec.mpich || true)"
+      if [[ -z "$MPIEXEC_MPICH" ]]; then
+        echo "test.sh: mpich: mpiexec.mpich not found (scripts/deps.sh installs mpich)" >&2
+        return 1
+      fi
+      CMAKE_ARGS=("${RELEASE[@]}" "${UNITY[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF -DLB4MPI_BUILD_PYTHON=OFF
+        -DLB4MPI_BUILD_UNIT_TESTS=OFF -DLB4MPI_BUILD_TOOLS=OFF
+        -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich
+        -DMPIEXEC_EXECUTABLE="$MPIEXEC_MPICH") ;;
+    sim)
+      # --- (d) SimGrid's SMPI: the simulation build (docs/EXPERIMENTS.md) ------------------
+      # Only what its tests run: the library and the synthetic app (LB4MPI_APPS), at -O0
+      # and as a unity build (compile time: the simulated runs take seconds either way).
+      # The checksums of the simulated runs are compared with the native app of the Open
+      # MPI configuration when it was built (it runs first in the whole suite).
+      local native="$ROOT/$BUILD_ROOT/ci-openmpi/apps" native_arg=-DLB4MPI_NATIVE_APPS=
+      if [[ -x "$native/lb4mpi-synthetic" ]]; then
+        native_arg=-DLB4MPI_NATIVE_APPS="$native"
+      else
+        echo "-- sim: no $native/lb4mpi-synthetic (run the openmpi configuration first):" \
+          "the simulated checksums are compared among themselves only"
+      fi
+      CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=None -DCMAKE_UNITY_BUILD=ON -DLB4MPI_WERROR=ON
+        -DLB4MPI_SIMGRID=ON -DLB4MPI_APPS=synthetic "$native_arg") ;;
+    cluster-mpich | cluster)
+      # --- (e) the emulated cluster (docs/CLUSTER.md): root, not in the default run ------
+      CMAKE_ARGS=("${RELEASE[@]}" "${UNITY[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF
+        -DLB4MPI_BUILD_UNIT_TESTS=OFF -DLB4MPI_CLUSTER_TESTS=ON)
+      if [[ "$1" == cluster-mpich ]]; then
+        CMAKE_ARGS+=(-DLB4MPI_BUILD_PYTHON=OFF -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich
+          -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)")
+      else
+        CMAKE_ARGS+=(-DLB4MPI_BUILD_PYTHON=ON)
+      fi ;;
+    *) return 1 ;;
+  esac
+}
+
+for cfg in "${CONFIGS[@]}"; do
+  case "$cfg" in
+    openmpi)
+      begin_config openmpi
+      run_ctest all --
+      end_config ;;
+    asan)
+      # Open MPI's MPI_Init leaks from components it dlopens and unloads again, which
+      # LeakSanitizer cannot even name; so leaks are checked in the tests without MPI
+      # and not in those under mpiexec (label mpi). Everything else is checked in both.
+      UBSAN="UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
+      begin_config asan
       # The install tests (label install: install the tree, build consumers
       # against it) run in the Open MPI configuration, for shared and static
       # libraries, and in MPICH's; here they would only repeat the static ones.
@@ -252,42 +367,14 @@ for cfg in "${CONFIGS[@]}"; do
       run_ctest mpi "ASAN_OPTIONS=detect_leaks=0" "$UBSAN" -- -L mpi -LE "apps|install"
       end_config ;;
     mpich)
-      # --- (c) MPICH: the MPI tests only -------------------------------------------------
-      MPIEXEC_MPICH="$(command -v mpiexec.mpich || true)"
-      if [[ -z "$MPIEXEC_MPICH" ]]; then
-        SUMMARY+=("mpich: FAILED: mpiexec.mpich not found")
-        finish 1
-      fi
-      # Neither the apps nor lb4mpi-chunks (LB4MPI_BUILD_TOOLS=OFF): clients of
-      # the library that do not depend on the MPI; the library under MPICH is
-      # what the runtime, C API, stress, install and perturbation tests test.
-      # No Python package: Debian's mpi4py is built on Open MPI.
-      begin_config mpich "${RELEASE[@]}" "${UNITY[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF -DLB4MPI_BUILD_PYTHON=OFF \
-        -DLB4MPI_BUILD_UNIT_TESTS=OFF -DLB4MPI_BUILD_TOOLS=OFF \
-        -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
-        -DMPIEXEC_EXECUTABLE="$MPIEXEC_MPICH"
+      begin_config mpich
       run_ctest mpi -- -L mpi
       end_config ;;
     sim)
-      # --- (d) SimGrid's SMPI: the simulation build (docs/EXPERIMENTS.md) ------------------
-      # Only what its tests run: the library and the synthetic app (LB4MPI_APPS), at -O0
-      # and as a unity build (compile time: the simulated runs take seconds either way).
-      # The checksums of the simulated runs are compared with the native app of the Open
-      # MPI configuration when it was built (it runs first in the whole suite).
-      NATIVE_APPS="$ROOT/$BUILD_ROOT/ci-openmpi/apps"
-      NATIVE_ARG=(-DLB4MPI_NATIVE_APPS=)
-      if [[ -x "$NATIVE_APPS/lb4mpi-synthetic" ]]; then
-        NATIVE_ARG=(-DLB4MPI_NATIVE_APPS="$NATIVE_APPS")
-      else
-        echo "-- sim: no $NATIVE_APPS/lb4mpi-synthetic (run the openmpi configuration first):" \
-          "the simulated checksums are compared among themselves only"
-      fi
-      begin_config sim -DCMAKE_BUILD_TYPE=None -DCMAKE_UNITY_BUILD=ON -DLB4MPI_WERROR=ON \
-        -DLB4MPI_SIMGRID=ON -DLB4MPI_APPS=synthetic "${NATIVE_ARG[@]}"
+      begin_config sim
       run_ctest sim -- -L sim
       end_config ;;
     cluster)
-      # --- (e) the emulated cluster (docs/CLUSTER.md): root, not in the default run ------
       # Network namespaces joined by a bridge, TCP between nodes: the tests take
       # minutes (each builds its own cluster), over what the suite can spare.
       if [[ $(id -u) -ne 0 ]]; then
@@ -295,14 +382,10 @@ for cfg in "${CONFIGS[@]}"; do
         finish 1
       fi
       bash "$ROOT/scripts/deps.sh" --cluster || { SUMMARY+=("cluster: FAILED installing its packages"); finish 1; }
-      CLUSTER_ARGS=("${RELEASE[@]}" "${UNITY[@]}" -DLB4MPI_WERROR=ON -DLB4MPI_BUILD_BENCH=OFF
-        -DLB4MPI_BUILD_UNIT_TESTS=OFF -DLB4MPI_CLUSTER_TESTS=ON)
-      begin_config cluster-mpich "${CLUSTER_ARGS[@]}" -DLB4MPI_BUILD_PYTHON=OFF \
-        -DMPI_CXX_COMPILER=mpicxx.mpich -DMPI_C_COMPILER=mpicc.mpich \
-        -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)"
+      begin_config cluster-mpich
       run_ctest cluster -- -L "cluster|slurm" -j 1
       end_config
-      begin_config cluster "${CLUSTER_ARGS[@]}" -DLB4MPI_BUILD_PYTHON=ON
+      begin_config cluster
       run_ctest cluster -- -L "cluster|slurm" -j 1
       end_config ;;
   esac

@@ -25,6 +25,9 @@
 #include "lb4mpi/techniques/technique.hpp"
 #include "lb4mpi/types.hpp"
 
+/// lb4mpi's C++ interface: parallel_for, Loop and LoopSet (loops.hpp), the
+/// options (options.hpp), the report (report.hpp), owned loops over
+/// distributed data (stealing.hpp) and run_main (main.hpp).
 namespace lb4mpi {
 
 namespace detail {

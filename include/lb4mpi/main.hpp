@@ -32,6 +32,11 @@
 
 namespace lb4mpi {
 
+/// A program's main() around MPI: MPI_Init, `body()` (an int() callable: the
+/// program's exit status), MPI_Finalize. An lb4mpi::Error (thrown alike on
+/// every rank): rank 0 prints "<program>: error: <message>", every rank
+/// finalizes and it returns 2. Any other exception: that rank prints it and
+/// calls MPI_Abort(MPI_COMM_WORLD, 3). See the top of this header.
 template <class Body>
 int run_main(int argc, char** argv, Body&& body) {
   MPI_Init(&argc, &argv);

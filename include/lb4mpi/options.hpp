@@ -14,6 +14,8 @@
 
 namespace lb4mpi {
 
+/// The mode's name: "centralized", "distributed", "distributed-rma" or
+/// "hierarchical" (what parse_mode reads back).
 LB4MPI_API std::string_view name(Mode m);
 /// "centralized"|"cca", "distributed"|"dca", "distributed-rma"|"dca-rma",
 /// "hierarchical"|"hier" (case-insensitive).

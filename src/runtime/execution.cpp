@@ -256,6 +256,7 @@ std::vector<RankFigures> Execution::finish() {
   mine_.overhead = meter_->overhead;
   mine_.serve_time = meter_->serve_time;
   mine_.reissued = sched_->reissued();
+  mine_.excluded = fb_->excluded();
   if (!timed_) {
     // Pieces were not timed: the rank's time until its last piece ended,
     // minus what it spent obtaining them (local chunk calculations, a few

@@ -11,15 +11,17 @@ ChunkCalculator& AdaptiveFeedback::start(Index n, double now) {
   }
   done_ = 0;
   work_ = 0.0;
-  since_ = now;
+  since_ = period_ = now;
+  excluded_ = 0.0;
   return *calc_;
 }
 
 ChunkTiming AdaptiveFeedback::take(int rank, double now) {
   const ChunkTiming t{rank, done_, work_, now - since_};
+  excluded_ += (now - period_) - t.elapsed_time;
   done_ = 0;
   work_ = 0.0;
-  since_ = now;
+  since_ = period_ = now;
   return t;
 }
 

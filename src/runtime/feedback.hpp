@@ -32,13 +32,16 @@ class AdaptiveFeedback {
   }
   /// `003` tExclude: time spent on other loops of a set.
   void exclude(double seconds) { since_ += seconds; }
+  /// Seconds the measurements taken in this execution were shorter than
+  /// the periods they cover: the tExclude time AWF-D/E did not learn from.
+  [[nodiscard]] double excluded() const { return excluded_; }
   /// Whether a measurement is waiting to be reported.
   [[nodiscard]] bool pending() const { return done_ > 0; }
   /// This rank's measurement since it last took one (or since the start),
   /// and a new measuring period from `now`.
   ChunkTiming take(int rank, double now);
   /// Restarts the measuring period at `now`, dropping nothing.
-  void restart_period(double now) { since_ = now; }
+  void restart_period(double now) { since_ = period_ = now; }
 
   /// AWF: every rank's totals of the execution that ended, learnt before the next.
   void time_step(const std::vector<RankFigures>& all);
@@ -50,7 +53,9 @@ class AdaptiveFeedback {
   std::optional<ChunkCalculator> calc_;
   Index done_ = 0;
   double work_ = 0.0;
-  double since_ = 0.0;
+  double since_ = 0.0;   // the measuring period's start, moved on by exclude()
+  double period_ = 0.0;  // ... and where it really started
+  double excluded_ = 0.0;
 };
 
 /// A scheduler that learns through an AdaptiveFeedback: `003` tExclude

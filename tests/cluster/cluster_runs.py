@@ -21,10 +21,9 @@ Scenarios:
   robust-node  robust mode; every rank of node 1 is SIGKILLed while the loop
                runs (cluster.sh --kill-node): the checksum is the failure-free
                one and exactly that node's ranks are reported failed
-  robust-coordinator-node  the same for node 0, the coordinator's (needs a
-               coordinator that fails over)
+  robust-coordinator-node  the same for node 0, the coordinator's: the
+               survivors fail over to the lowest surviving rank (docs/ROBUST.md)
   hier         hierarchical mode with nodes from MPI (the host names): checksums
-               (needs branch hier's --mode hierarchical)
   python       the NumPy Mandelbrot of examples/python across nodes: the C++
                app's checksum
 """
@@ -216,7 +215,7 @@ def scenario_python(a):
 
 
 def scenario_hier(a):
-    # Hierarchical mode (branch hier): nodes from MPI (--ranks-per-node 0), i.e. the real host names here.
+    # Hierarchical mode: nodes from MPI (--ranks-per-node 0), i.e. the real host names here.
     exe = os.path.join(a.apps, "lb4mpi-mandelbrot")
     args = ["--width", "128", "--threshold", "2000"]
     ref = summary_of(launch([exe] + args, "serial mandelbrot", serial=True), "serial mandelbrot")

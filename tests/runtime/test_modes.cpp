@@ -121,7 +121,10 @@ TEST(DistributedAdaptive, SlowRankGetsSmallerChunks) {
       Report r = parallel_for(MPI_COMM_WORLD, 0, n, opt, [&](Chunk c) {
         for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i)];
         if (world_rank() == 1) {
-          const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20 * c.size);
+          // 100 us per iteration: ~0.1-0.2 s in all, far beyond the time a
+          // loaded machine keeps a rank from its core (20 us lost to that
+          // once, under the sanitizers with twice as many tests as cores).
+          const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100 * c.size);
           while (std::chrono::steady_clock::now() < until) {
           }
         }

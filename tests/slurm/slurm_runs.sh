@@ -20,7 +20,7 @@ grep -q '^#SBATCH' "$WORK/job.sh" || { echo "FAIL: no batch script in docs/CLUST
 cat >"$WORK/inner.sh" <<EOI
 set -u
 # Open MPI 4.1 over TCP: one one-sided component for every window (docs/CLUSTER.md)
-export OMPI_MCA_osc=ucx
+export OMPI_MCA_osc=sm,ucx
 cd "$WORK"
 serial=\$(mpiexec -n 1 "$APPS/lb4mpi-mandelbrot" $ARGS | python3 -c 'import json,sys; print(json.load(sys.stdin)["checksum"])')
 echo "serial checksum \$serial"

@@ -20,6 +20,9 @@ struct RankFigures {
   Index reissued = 0;        ///< recovery, the coordinator: chunks it handed out again
   std::int32_t failed = 0;   ///< recovery: 1 when the rank did not finish the loop (its figures are unknown)
   std::int32_t reserved = 0;
+  /// Seconds on other loops of its set left out of the elapsed times this
+  /// loop's measurements carry (`003` tExclude, which AWF-D/E learn from).
+  double excluded = 0.0;
 };
 
 }  // namespace lb4mpi::rt

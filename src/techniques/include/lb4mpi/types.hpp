@@ -15,8 +15,9 @@ using Index = std::int64_t;
 
 /// A contiguous range of iterations [begin, begin + size).
 struct Chunk {
-  Index begin = 0;
-  Index size = 0;
+  Index begin = 0;  ///< the first iteration
+  Index size = 0;   ///< the number of iterations
+  /// One past the last iteration: begin + size.
   [[nodiscard]] Index end() const { return begin + size; }
 };
 
@@ -39,6 +40,7 @@ class Fingerprint {
     for (char c : s) add(c);
     return *this;
   }
+  /// The hash of everything added so far.
   [[nodiscard]] std::uint64_t value() const { return h_; }
 
  private:

@@ -24,6 +24,7 @@ enum class Balancer : std::uint8_t {
   RandomSteal,  ///< "random-steal": decentralized random work stealing, a baseline of `002`
   Token,        ///< "token": token-based stealing, a baseline of `002`
 };
+/// The balancer's name: "none", "steal", "a2ws", "lw", "random-steal" or "token".
 LB4MPI_API std::string_view name(Balancer b);
 /// "none", "steal", "a2ws", "lw", "random-steal" (also "random_steal"), "token";
 /// case-insensitive. Throws lb4mpi::Error naming the valid choices.
@@ -36,6 +37,7 @@ enum class Victim : std::uint8_t {
                   ///< StealOptions::ranks_per_node), another node only when the thief's has none left
   NaiveLocality,  ///< "naive-locality": among the size/2 ranks next to the thief in rank order (`000` §4.1.3.3)
 };
+/// The victim selection's name: "random", "locality" or "naive-locality".
 LB4MPI_API std::string_view name(Victim v);
 /// "random", "locality", "naive-locality" (also "laws", "nlaws", `000`'s
 /// names); case-insensitive. Throws lb4mpi::Error naming the valid choices.

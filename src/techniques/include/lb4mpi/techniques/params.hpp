@@ -28,13 +28,17 @@ LB4MPI_API RndBounds parse_rnd_bounds(std::string_view text);
 /// came from (an LB4MPI_* variable, a flag, a C API argument).
 class LB4MPI_API InvalidParameter : public Error {
  public:
+  /// The error `what` about the parameter `field`.
   InvalidParameter(std::string field, const std::string& what) : Error(what), field_(std::move(field)) {}
+  /// The parameter's member name in TechniqueParams ("min_chunk", "sigma", ...).
   [[nodiscard]] const std::string& field() const { return field_; }
 
  private:
   std::string field_;
 };
 
+/// The parameters of the chunk-size techniques (docs/TECHNIQUES.md; each
+/// has its LB4MPI_* variable, docs/OPTIONS.md). Defaults: `001`'s Table 2.
 struct LB4MPI_API TechniqueParams {
   Index min_chunk = 1;   ///< every chunk but the last has at least this size
   Index max_chunk = 0;   ///< 0: no cap (AF: ceil(N/(2P)) unless set)
@@ -45,7 +49,7 @@ struct LB4MPI_API TechniqueParams {
   int fiss_batches = 3;  ///< FISS: B, the number of batches (>= 2)
   double viss_x = 4.0;   ///< VISS: X, first chunk N/(X*P) (> 0)
   double pls_swr = 0.7;  ///< PLS: static workload ratio in [0, 1]
-  RndBounds rnd_bounds = RndBounds::Unit;
+  RndBounds rnd_bounds = RndBounds::Unit;  ///< RND: the bounds of the draw
   std::uint64_t seed = 1;       ///< RND: the draw is a function of (seed, step)
   std::vector<double> weights;  ///< WF (and AWF's start): one positive weight per rank; empty = all 1
 
@@ -58,8 +62,8 @@ struct LB4MPI_API TechniqueParams {
 
 /// The shape of one loop: N iterations over P ranks.
 struct LoopShape {
-  Index n = 0;
-  int p = 1;
+  Index n = 0;  ///< N, the loop's iterations
+  int p = 1;    ///< P, the ranks
 };
 
 }  // namespace lb4mpi

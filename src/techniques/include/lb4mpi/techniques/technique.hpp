@@ -10,28 +10,30 @@
 
 namespace lb4mpi {
 
+/// The chunk-size techniques (docs/TECHNIQUES.md: formulas, parameters,
+/// ids), each with the equation it implements, and Auto.
 enum class Technique : std::uint8_t {
-  STATIC,  // 001 Eq. 1
-  SS,      // 001 Eq. 2
-  FSC,     // 001 Eq. 3
-  mFSC,    // 003 Appendix B
-  GSS,     // 001 Eq. 4 / 14
-  TAP,     // 001 Eq. 5 / 16
-  TSS,     // 001 Eq. 6 / 17
-  FAC,     // 000 Eq. 2.2 (probabilistic factoring)
-  FAC2,    // 001 Eq. 7 / 15 (what LB4MPI calls FAC)
-  TFSS,    // 001 Eq. 8 / 18
-  FISS,    // 001 Eq. 9 / 19
-  VISS,    // 001 Eq. 10 / 20
-  WF,      // 003 §2.2.2.1, Appendix B
-  AWF,     // 003 Appendix B (time-step weights)
-  AWF_B,   // 003 Appendix B (batch weights, work time)
-  AWF_C,   // 003 Appendix B (chunk weights, work time)
-  AWF_D,   // 003 Appendix B (batch weights, elapsed time)
-  AWF_E,   // 003 Appendix B (chunk weights, elapsed time)
-  AF,      // 001 Eq. 11
-  RND,     // 001 Eq. 12
-  PLS,     // 001 Eq. 13 / 21
+  STATIC,  ///< `001` Eq. 1
+  SS,      ///< `001` Eq. 2
+  FSC,     ///< `001` Eq. 3
+  mFSC,    ///< `003` Appendix B
+  GSS,     ///< `001` Eq. 4 / 14
+  TAP,     ///< `001` Eq. 5 / 16
+  TSS,     ///< `001` Eq. 6 / 17
+  FAC,     ///< `000` Eq. 2.2 (probabilistic factoring)
+  FAC2,    ///< `001` Eq. 7 / 15 (what LB4MPI calls FAC)
+  TFSS,    ///< `001` Eq. 8 / 18
+  FISS,    ///< `001` Eq. 9 / 19
+  VISS,    ///< `001` Eq. 10 / 20
+  WF,      ///< `003` §2.2.2.1, Appendix B
+  AWF,     ///< `003` Appendix B (time-step weights)
+  AWF_B,   ///< `003` Appendix B (batch weights, work time)
+  AWF_C,   ///< `003` Appendix B (chunk weights, work time)
+  AWF_D,   ///< `003` Appendix B (batch weights, elapsed time)
+  AWF_E,   ///< `003` Appendix B (chunk weights, elapsed time)
+  AF,      ///< `001` Eq. 11
+  RND,     ///< `001` Eq. 12
+  PLS,     ///< `001` Eq. 13 / 21
   /// Not a chunk-size rule: a loop's front end picks one of the 21 above for
   /// each execution from what the earlier executions measured (automatic
   /// selection, src/selection). The runtime and every rule only ever see
@@ -60,7 +62,6 @@ inline constexpr Technique kDefaultStealTechnique = Technique::GSS;
 /// that shrink towards the end of the node's chunk.
 inline constexpr Technique kDefaultNodeTechnique = Technique::GSS;
 
-/// Facts about a technique that the runtime, the explorer and the docs use.
 /// What a rule learns from the timing of executed chunks (ChunkCalculator::record).
 enum class ChunkFeedback : std::uint8_t {
   WorkTime,      ///< weighted performance from work time (AWF-B, AWF-C; rules that do not adapt ignore it)
@@ -69,10 +70,10 @@ enum class ChunkFeedback : std::uint8_t {
 };
 
 /// Facts about a technique that the runtime, the explorer, the C API and the
-/// docs use. Each technique states its own in its unit (src/techniques/<name>.cpp,
+/// docs use. Each technique states its own in its unit (`src/techniques/<name>.cpp`,
 /// its descriptor); this table is collected from them.
 struct TechniqueInfo {
-  Technique technique = Technique::Auto;
+  Technique technique = Technique::Auto;  ///< the technique
   std::string_view name;          ///< canonical name, e.g. "AWF-B"
   int legacy_id = -1;             ///< id of `000` Table 4.1, -1 where it has none
   bool has_closed_form = false;   ///< chunk size from the step index alone (DCA)
