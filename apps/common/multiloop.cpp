@@ -7,6 +7,7 @@
 #include "lb4mpi/techniques/technique.hpp"
 #include "mix.hpp"
 #include "summary.hpp"
+#include "verdict.hpp"
 
 namespace lb4mpi::apps {
 
@@ -104,10 +105,6 @@ void validate_loops(const AppContext& ctx, const std::vector<Index>& n,
   if (n.empty() || n.size() != opt.size())
     throw Error("lb4mpi apps: one option set per loop expected");
   for (std::size_t l = 0; l < n.size(); ++l) {
-    if (opt[l].robust || !opt[l].fail_ranks.empty()) {
-      throw Error("--robust, --fail-ranks: with one loop at a time (--loops 1); the apps' loops in flight "
-                  "together sum their checksums collectively, which a failed rank would hold up (docs/ROBUST.md)");
-    }
     try {
       opt[l].params.validate(opt[l].technique, n[l], ctx.size());
     } catch (const InvalidParameter& e) {
@@ -128,6 +125,37 @@ std::vector<std::uint64_t> reduce_checksums(MPI_Comm comm,
   MPI_Reduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_UINT64_T, MPI_SUM, 0,
              comm);
   return global;
+}
+
+std::uint64_t run_checksum(const MultiRun& run) {
+  std::uint64_t sum = 0;
+  const std::size_t nl = run.steps.empty() ? 0 : run.steps.front().checksums.size();
+  for (std::size_t l = 0; l < nl; ++l) sum += mix_result(l, loop_checksum(run, l));
+  return sum;
+}
+
+bool robust_step_end(AppContext& ctx, MultiStep& st, const std::vector<std::uint64_t>& committed) {
+  const int coordinator = st.reports.front().coordinator;
+  bool lost = false;
+  for (std::size_t l = 0; l < st.reports.size(); ++l) {
+    const Report& r = st.reports[l];
+    lost = lost || !r.failed_ranks.empty();
+    if (r.coordinator != coordinator) {
+      throw Error("robust mode: loop 1's final coordinator is rank " + std::to_string(coordinator) + ", loop " +
+                  std::to_string(l + 1) + "'s rank " + std::to_string(r.coordinator) +
+                  ": the results a failed coordinator committed are gone with it (docs/ROBUST.md)");
+    }
+  }
+  st.checksums = ctx.rank() == coordinator ? committed : std::vector<std::uint64_t>(committed.size(), 0);
+  ctx.set_reporter(coordinator);
+  if (lost) ctx.set_lost_ranks();
+  return lost;
+}
+
+void robust_verdict(const AppContext& ctx, const MultiRun& run) {
+  std::vector<Report> reports;
+  for (const MultiStep& st : run.steps) reports.insert(reports.end(), st.reports.begin(), st.reports.end());
+  verdict_note(ctx, reports, run.steps.size(), run_checksum(run));
 }
 
 std::uint64_t loop_checksum(const MultiRun& run, std::size_t l) {

@@ -29,6 +29,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +42,7 @@
 #include "cli.hpp"
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
+#include "multiloop_robust.hpp"
 #include "steps.hpp"
 #include "timing.hpp"
 
@@ -80,20 +82,6 @@ class MultiLoopCli {
   std::vector<Cli::Opt> given_;  // whether any of them was given
 };
 
-struct MultiStep {
-  std::vector<Report> reports;           ///< one per loop (on every rank)
-  std::vector<std::uint64_t> checksums;  ///< one per loop: sum of mix_result terms; valid on rank 0
-  double wall_s = 0.0;                   ///< this rank's wall time of the step
-};
-
-struct MultiRun {
-  std::vector<MultiStep> steps;
-  double total_time_s =
-      0.0;  ///< rank 0's wall time of all steps (from before the first loop starts)
-  bool asynchronous = false;
-  bool targeted = false;
-};
-
 /// Checks every loop's options against its N and the communicator size, and
 /// the step count, before any communication; throws lb4mpi::Error.
 void validate_loops(const AppContext& ctx, const std::vector<Index>& n,
@@ -130,14 +118,21 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
   }
   struct FreeComms {
     std::vector<MPI_Comm>& c;
+    const AppContext& ctx;
     ~FreeComms() {
+      // After a failure: not freed (freeing lb4mpi's windows on them is collective, docs/ROBUST.md).
       for (auto& x : c)
-        if (x != MPI_COMM_NULL) MPI_Comm_free(&x);
+        if (x != MPI_COMM_NULL && !ctx.lost_ranks()) MPI_Comm_free(&x);
     }
-  } free_comms{comms};
+  } free_comms{comms, ctx};
 
   MPI_Barrier(ctx.comm());
   const double t0 = now();
+  if (std::any_of(opt.begin(), opt.end(), [](const Options& o) { return o.robust; })) {
+    run_robust_steps(ctx, n, opt, steps, run, comms, chunk_fn);  // no collective after the start
+    run.total_time_s = seconds_since(t0);
+    return run;
+  }
   if (asynchronous) {
     std::vector<LoopSpec> specs;
     std::vector<std::pair<Index, Index>> ranges;
@@ -210,7 +205,5 @@ nlohmann::ordered_json make_multi_summary(const AppContext& ctx, std::string_vie
                                           const std::vector<Index>& n, const MultiRun& run,
                                           const std::vector<bool>& constant_loops);
 
-/// The checksum of loop `l` over all steps of `run` (as in the summary).
-std::uint64_t loop_checksum(const MultiRun& run, std::size_t l);
 
 }  // namespace lb4mpi::apps

@@ -33,21 +33,28 @@ Noted& noted() {
 
 }  // namespace
 
-void verdict_note(const AppContext& ctx, const std::vector<StepResult>& steps) {
+void verdict_note(const AppContext& ctx, const std::vector<Report>& reports, std::size_t steps,
+                  std::uint64_t checksum) {
   Noted& n = noted();
   n.any = true;
   n.robust = ctx.robust();
-  n.steps = steps.size();
+  n.steps = steps;
   n.failed.clear();
   n.iterations = 0;
-  for (const StepResult& s : steps) {
-    for (int f : s.report.failed_ranks) {
+  for (const Report& r : reports) {
+    for (int f : r.failed_ranks) {
       if (std::find(n.failed.begin(), n.failed.end(), f) == n.failed.end()) n.failed.push_back(f);
     }
-    const auto r = static_cast<std::size_t>(ctx.rank());
-    if (r < s.report.ranks.size()) n.iterations += s.report.ranks[r].iterations;
+    const auto k = static_cast<std::size_t>(ctx.rank());
+    if (k < r.ranks.size()) n.iterations += r.ranks[k].iterations;
   }
-  n.checksum = steps.empty() ? 0 : steps.front().checksum;
+  n.checksum = checksum;
+}
+
+void verdict_note(const AppContext& ctx, const std::vector<StepResult>& steps) {
+  std::vector<Report> reports;
+  for (const StepResult& s : steps) reports.push_back(s.report);
+  verdict_note(ctx, reports, steps.size(), steps.empty() ? 0 : steps.front().checksum);
 }
 
 void verdict_write(const AppContext& ctx, int exit_code) {

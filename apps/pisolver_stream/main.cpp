@@ -57,6 +57,11 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
     throw lb4mpi::Error("--repeat: this app has time steps: use --time-steps");
   pi.validate();
   triad.validate();
+  if (opt.robust) {
+    // MPI_Reduce below would wait for a failed rank (docs/ROBUST.md).
+    throw lb4mpi::Error("--robust: pisolver-stream sums pi with a collective call that a failed rank would hold "
+                        "up; robust several-loop runs: lb4mpi-mandelbrot --loops 3 --robust (docs/ROBUST.md)");
+  }
   const std::vector<lb4mpi::Options> opts = multi.options(opt, 2);
   const std::vector<lb4mpi::Index> n = {pi.iterations, triad.iterations()};
   apps::validate_loops(ctx, n, opts, multi.time_steps());

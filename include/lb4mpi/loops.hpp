@@ -24,9 +24,11 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,22 @@ class LB4MPI_API LoopSet {
   std::optional<Chunk> next(int l);
   /// Ends the current piece without asking for another (optional).
   void end_chunk();
+  /// Results of the current piece (the one next() returned last, of
+  /// whichever loop), as bytes; several calls append. They travel with the
+  /// chunk's completion and are committed once on the loop's coordinator
+  /// (robust mode: even when the chunk ran twice or its rank failed after
+  /// reporting it); see on_commit and Loop::result. docs/ROBUST.md.
+  void result(const void* data, std::size_t bytes);
+  /// result(data, bytes) of a trivially copyable value's bytes.
+  template <class T>
+    requires std::is_trivially_copyable_v<T>
+  void result(const T& value) {
+    result(&value, sizeof value);
+  }
+  /// Called with each committed piece of loop `l` and its result bytes, where
+  /// Loop::on_commit is (the coordinator; robust mode: the final one). Set
+  /// it on every rank, before the first next().
+  void on_commit(int l, std::function<void(Chunk piece, const std::byte* data, std::size_t bytes)> commit);
   /// Whether loop `l` is done for this rank.
   [[nodiscard]] bool done(int l) const;
   /// True when every loop is done for this rank.

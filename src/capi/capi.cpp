@@ -158,18 +158,27 @@ void DLS_SetCommit(infoDLS* info, DLS_CommitFunction commit, void* user) {
   st->commit_user = user;
 }
 
+void DLS_SetMCommit(infoDLS* info, DLS_MCommitFunction commit, void* user) {
+  CState* st = state_of(info, "DLS_SetMCommit");
+  st->mcommit = commit;
+  st->mcommit_user = user;
+}
+
 void DLS_EndChunkData(infoDLS* info, const void* data, int bytes) {
   CState* st = state_of(info, "DLS_EndChunkData");
-  if (st->set_active) {
-    abort_job(st->user, "lb4mpi: DLS_EndChunkData: loops started by DLS_StartMLoops take no results (use DLS_EndChunk)");
-  }
-  if (!st->loop_active)
-    abort_job(st->user, "lb4mpi: DLS_EndChunkData called outside DLS_StartLoop ... DLS_EndLoop");
+  if (!st->loop_active && !st->set_active)
+    abort_job(st->user, "lb4mpi: DLS_EndChunkData called outside DLS_StartLoop ... DLS_EndLoop (or DLS_StartMLoops ... "
+                        "DLS_EndMLoops)");
   if (bytes < 0 || (bytes > 0 && data == nullptr)) {
     abort_job(st->user, "lb4mpi: DLS_EndChunkData: bytes must be >= 0 and data not NULL when bytes > 0, got bytes " +
                             std::to_string(bytes));
   }
   or_abort(st, [&] {
+    if (st->set_active) {  // the loop of the chunk DLS_StartChunk handed out last
+      if (bytes > 0) st->set->result(data, static_cast<std::size_t>(bytes));
+      st->set->end_chunk();
+      return;
+    }
     if (bytes > 0) st->loop->result(data, static_cast<std::size_t>(bytes));
     st->loop->end_chunk();
   });

@@ -1,5 +1,6 @@
 // The C interface's several loops at once (DLS_StartMLoops ... DLS_EndMLoops),
 // over lb4mpi::LoopSet; state.hpp has the handle's state and the errors.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -71,7 +72,18 @@ void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths
       st->set_techniques = techniques;
       st->set_mode = mode;
     }
+    for (int l = 0; l < n; ++l) {
+      if (st->mcommit == nullptr) {
+        st->set->on_commit(l, {});
+        continue;
+      }
+      st->set->on_commit(l, [st, l](Chunk piece, const std::byte* data, std::size_t bytes) {
+        st->mcommit(l, to_int(st, piece.begin, "the chunk start"), to_int(st, piece.size, "the chunk size"), data,
+                    to_int(st, static_cast<Index>(bytes), "the result size"), st->mcommit_user);
+      });
+    }
   });
+  st->failed_ranks = 0;
   st->set_active = true;
   st->target = 0;
   st->last_mode = c_mode_of(mode);
@@ -113,7 +125,17 @@ void DLS_EndMLoops(infoDLS* info, int* niters, double* worktime) {
     reports = finish_keeping_report(st, [&] { return st->set->finish(); });
   });
   st->set_active = false;
-  agree(st, "DLS_EndMLoops", dropped_error("DLS_EndMLoops", "DLS_MTerminated", st->rank, dropped), 0);
+  std::vector<int> failed;  // over the loops: a failed rank is failed for all
+  for (const lb4mpi::Report& r : reports) {
+    for (int f : r.failed_ranks) {
+      if (std::find(failed.begin(), failed.end(), f) == failed.end()) failed.push_back(f);
+    }
+  }
+  st->failed_ranks = static_cast<int>(failed.size());
+  // With failed ranks (robust mode) nothing collective is possible any more.
+  if (st->failed_ranks == 0) {
+    agree(st, "DLS_EndMLoops", dropped_error("DLS_EndMLoops", "DLS_MTerminated", st->rank, dropped), 0);
+  }
   for (std::size_t l = 0; l < reports.size(); ++l) {
     const lb4mpi::RankReport& mine = reports[l].ranks[static_cast<std::size_t>(st->rank)];
     if (niters != nullptr) niters[l] = to_int(st, mine.iterations, "the iteration count");

@@ -81,7 +81,9 @@ struct CState {
   // Robust mode's results (DLS_SetCommit, DLS_EndChunkData) and outcome.
   DLS_CommitFunction commit = nullptr;
   void* commit_user = nullptr;
-  int failed_ranks = 0;  // of the last loop
+  int failed_ranks = 0;  // of the last loop (DLS_StartMLoops: of the last loops, all together)
+  DLS_MCommitFunction mcommit = nullptr;  // DLS_SetMCommit: loops started by DLS_StartMLoops
+  void* mcommit_user = nullptr;
 
   // Several loops (DLS_StartMLoops ... DLS_EndMLoops), kept likewise.
   std::unique_ptr<lb4mpi::LoopSet> set;

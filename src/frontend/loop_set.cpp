@@ -22,16 +22,28 @@ struct LoopSetState {
       members.push_back({exec_config(s.options, rank), recorders.back().get(), s.options.idle_probing});
     }
     group = std::make_unique<rt::LoopGroup>(comm, members);
+    const std::string refuse = robust_mix(loops);
     for (int l = 0; l < group->size(); ++l) {
       const LoopSpec& s = specs[static_cast<std::size_t>(l)];
       // Through the start agreement, so that every rank stops alike.
-      const std::string refuse =
-          s.options.robust ? "lb4mpi: robust mode runs one loop at a time (lb4mpi::Loop, parallel_for); loops in "
-                             "flight together (LoopSet, DLS_StartMLoops) are not robust (docs/ROBUST.md)"
-                           : "";
       selections.push_back(make_selection(s.options, group->loop(l).size()));
       current.push_back(start_selected(group->loop(l), s.options, selections.back().get(), s.first, s.last, refuse));
     }
+  }
+
+  /// Robust mode is the set's, not one loop's: a failed rank is failed for
+  /// every loop, and no loop of the set may end with a collective call that
+  /// the failed rank would hold up. "" when every loop agrees.
+  static std::string robust_mix(const std::vector<LoopSpec>& loops) {
+    for (std::size_t l = 1; l < loops.size(); ++l) {
+      if (loops[l].options.robust != loops.front().options.robust) {
+        return "lb4mpi: a loop set is robust as a whole or not at all: loop 0 has robust = " +
+               std::string(loops.front().options.robust ? "true" : "false") + ", loop " + std::to_string(l) +
+               " robust = " + (loops[l].options.robust ? "true" : "false") +
+               " (set Options::robust alike on every loop, docs/ROBUST.md)";
+      }
+    }
+    return {};
   }
 
   std::vector<LoopSpec> specs;
@@ -39,6 +51,7 @@ struct LoopSetState {
   std::vector<Options> current;  // per loop: the options of its execution in flight (the technique picked)
   std::vector<std::unique_ptr<trace::Recorder>> recorders;
   std::unique_ptr<rt::LoopGroup> group;
+  bool failed = false;  // the last execution lost ranks (robust mode)
 };
 
 }  // namespace detail
@@ -58,6 +71,14 @@ std::optional<LoopPiece> LoopSet::next() {
   return LoopPiece{l, c};
 }
 void LoopSet::end_chunk() { state_->group->end_piece(); }
+void LoopSet::result(const void* data, std::size_t bytes) { state_->group->attach(data, bytes); }
+void LoopSet::on_commit(int l, std::function<void(Chunk, const std::byte*, std::size_t)> commit) {
+  if (l < 0 || l >= size()) {
+    throw Error("lb4mpi: on_commit: loop " + std::to_string(l) + " does not exist (valid: 0.." +
+                std::to_string(size() - 1) + ")");
+  }
+  state_->group->loop(l).set_commit(std::move(commit));
+}
 bool LoopSet::done(int l) const { return state_->group->done(l); }
 bool LoopSet::terminated() { return state_->group->terminated(); }
 
@@ -72,6 +93,7 @@ std::vector<Report> LoopSet::finish() {
     std::string error;
     out.push_back(detail::finish(g.loop(l), state_->current[i], state_->recorders[i].get(), error,
                                  state_->selections[i].get()));
+    if (!out.back().failed_ranks.empty()) state_->failed = true;
     if (!error.empty()) output_errors += (output_errors.empty() ? "" : "; ") + error;
   }
   if (!output_errors.empty()) throw OutputError(output_errors, std::move(out));
@@ -83,6 +105,10 @@ void LoopSet::restart(const std::vector<std::pair<Index, Index>>& ranges) {
   if (ranges.size() != static_cast<std::size_t>(g.size())) {
     throw Error("lb4mpi: restart needs " + std::to_string(g.size()) + " ranges, got " +
                 std::to_string(ranges.size()));
+  }
+  if (state_->failed) {
+    throw Error("lb4mpi: restart() after ranks failed: the next start is collective and a failed rank cannot "
+                "take part; save the results and end the job (docs/ROBUST.md)");
   }
   for (int l = 0; l < g.size(); ++l) {
     const auto i = static_cast<std::size_t>(l);

@@ -117,6 +117,12 @@ struct Context {
   /// Recovery: extra seconds of patience until the coordinator is first
   /// heard of (a successor collects the survivors' state first).
   double grace = 0.0;
+  /// Recovery: per rank, known to have failed — shared by the loops of a
+  /// set (a rank failed in one loop is failed in all), or nullptr.
+  std::vector<char>* known_failed = nullptr;
+  [[nodiscard]] bool known_to_have_failed(int r) const {
+    return known_failed != nullptr && (*known_failed)[static_cast<std::size_t>(r)] != 0;
+  }
 };
 
 }  // namespace lb4mpi::rt

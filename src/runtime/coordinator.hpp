@@ -28,6 +28,9 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler, 
   void finished(std::int64_t id, Index size, double work) override;
   [[nodiscard]] bool ships_results() const override { return true; }
   void end(const std::vector<RankFigures>& all) override;
+  void tend() override {
+    if (ctx_.size > 1) serve_ready();
+  }
   [[nodiscard]] Index reissued() const override { return recovery_->reissued(); }
   /// Ranks that get no first work at start() (known to have failed).
   void skip(std::vector<char> ranks) { skip_ = std::move(ranks); }

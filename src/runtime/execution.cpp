@@ -48,6 +48,22 @@ Execution::~Execution() {
   if (ctx_->channel->busy == this) ctx_->channel->busy = nullptr;
 }
 
+bool Execution::bounded() const { return ctx_->bounded(); }
+void Execution::tend() {
+  if (sched_ && !drained_) sched_->tend();
+}
+bool Execution::reopen() {
+  if (!drained_ || !sched_ || !started_ || !sched_->orphaned()) return false;
+  drained_ = false;
+  overhead_at_finish_ = -1.0;
+  sched_->recover();
+  return true;
+}
+void Execution::share_failures(std::vector<char>* known) {
+  ctx_->known_failed = known;
+  exchange_->share_failures(known);
+}
+
 int Execution::rank() const { return ctx_->rank; }
 int Execution::size() const { return ctx_->size; }
 MPI_Comm Execution::comm() const { return ctx_->comm; }

@@ -13,7 +13,11 @@ LoopGroup::LoopGroup(MPI_Comm comm, const std::vector<Member>& loops) {
     execs_.push_back(
         std::make_unique<Execution>(comm, static_cast<int>(l), engine_, loops[l].config, loops[l].observer));
     idle_probing_.push_back(loops[l].idle_probing);
+    bounded_ = bounded_ || execs_.back()->bounded();
   }
+  // A rank one loop finds failed is failed for every loop of the set.
+  known_failed_.assign(static_cast<std::size_t>(execs_.front()->size()), 0);
+  for (auto& e : execs_) e->share_failures(&known_failed_);
 }
 
 void LoopGroup::end_piece() {
@@ -22,6 +26,11 @@ void LoopGroup::end_piece() {
   // AWF-D/E of the other loops must not count this time as theirs.
   exclude_from_others(active_, clock_now() - piece_start_);
   active_ = -1;
+}
+
+void LoopGroup::attach(const void* data, std::size_t bytes) {
+  if (active_ < 0) throw Error("lb4mpi: a result was attached outside a chunk (attach it before the next next())");
+  execs_[static_cast<std::size_t>(active_)]->attach(data, bytes);
 }
 
 void LoopGroup::exclude_from_others(int l, double seconds) {
@@ -38,13 +47,35 @@ Grab::Kind LoopGroup::poll(int l, Chunk& piece) {
 }
 
 void LoopGroup::wait_for_anything() {
+  if (bounded_) {
+    // Bounded loops (recovery): a one-sided rank waits for words in a
+    // window, which no message announces (the failover receive stays posted
+    // meanwhile), and silence is measured on the clock: a nap at most.
+    if (engine_.wait_one_until(clock_now() + kNap) == ProgressEngine::Waited::Idle) engine_.poll();
+    return;
+  }
   if (!engine_.wait_one()) engine_.poll();  // one-sided loops post nothing: poll again
 }
 
 void LoopGroup::began(int l) {
+  if (bounded_ && clock_now() - tended_ > kNap) {
+    // The other loops hear from this rank now and then: a coordinator busy
+    // in loop l is not silent in them (their waits are bounded).
+    for (int m = 0; m < size(); ++m) {
+      if (m != l) execs_[static_cast<std::size_t>(m)]->tend();
+    }
+    tended_ = clock_now();
+  }
   active_ = l;
   piece_start_ = clock_now();
   found_work_ = true;
+}
+
+bool LoopGroup::drained(int l) {
+  Execution& e = *execs_[static_cast<std::size_t>(l)];
+  // Its coordinator failed after it ended here: it goes on under the successor.
+  if (e.drained() && bounded_) (void)e.reopen();
+  return e.drained();
 }
 
 std::optional<Chunk> LoopGroup::next(int l) {
@@ -52,6 +83,7 @@ std::optional<Chunk> LoopGroup::next(int l) {
     throw Error("lb4mpi: loop " + std::to_string(l) + " does not exist (valid: 0.." + std::to_string(size() - 1) + ")");
   }
   end_piece();
+  (void)drained(l);
   Chunk piece;
   for (;;) {
     const Grab::Kind k = poll(l, piece);
@@ -72,7 +104,7 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
     const std::uint64_t seen = engine_.completions();
     bool all_done = true;
     for (int l = 0; l < size(); ++l) {
-      if (execs_[static_cast<std::size_t>(l)]->drained()) continue;
+      if (drained(l)) continue;
       Grab::Kind k = poll(l, piece);
       // Idle probing: stay with loop l until it has a piece or is done.
       while (k == Grab::Kind::NotNow && idle_probing_[static_cast<std::size_t>(l)]) {
@@ -96,7 +128,7 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
 bool LoopGroup::terminated() {
   end_piece();
   bool all = true;
-  for (const auto& e : execs_) all = all && e->drained();
+  for (int l = 0; l < size(); ++l) all = drained(l) && all;
   if (all) return true;
   // A whole round found nothing and no message arrived since the last look
   // (a message handled while polling one loop may have ended another, whose

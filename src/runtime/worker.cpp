@@ -117,6 +117,7 @@ void Worker::ask() {
     outgoing_.elapsed = m.elapsed_time;
   }
   if (!receiving()) post_reply();  // before asking
+  recovery_->waiting();            // silence counts from here at the earliest
   // Asked from now on: sending the results polls, and the reply may arrive
   // meanwhile (its handler moves the state on; set after the sends, the
   // state would then wait for a reply that already came — the rank asked no
@@ -196,6 +197,7 @@ Grab Worker::acquire(bool may_wait) {
         ctx_.engine->poll();
         if (!has_ready()) {
           if (timed_here) ctx_.meter->spent(t0, ctx_.meter->now());
+          recovery_->polled();
           return Grab::of(Grab::Kind::NotNow);  // the caller moves on to another loop
         }
       } else {

@@ -17,7 +17,11 @@
  *                        (rank, failed ranks seen, exit code, and on rank 0
  *                        whether every iteration was committed once with its
  *                        value), which tests/capi/check_killed.py reads:
- *                        mpiexec --enable-recovery's exit code does not tell. */
+ *                        mpiexec --enable-recovery's exit code does not tell.
+ *   capi_robust mkill M  the same with three loops in flight together
+ *                        (DLS_StartMLoops, DLS_TargetLoop, DLS_SetMCommit):
+ *                        every iteration of every loop committed exactly
+ *                        once with its loop's value. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,6 +71,53 @@ static void run_loop(infoDLS* info, int numProcs) {
   DLS_EndLoop(info, &nIter, &workTime);
 }
 
+enum { LOOPS = 3 };
+static struct Committed mcommitted[LOOPS];
+
+static void msave(int loop, int chunkStart, int chunkSize, const void* data, int bytes, void* user) {
+  struct Committed* c = (struct Committed*)user;
+  if (loop < 0 || loop >= LOOPS) {
+    ++c[0].bad;
+    return;
+  }
+  save(chunkStart, chunkSize, data, bytes, &c[loop]);
+}
+
+/* Three robust loops in flight together, targeted in turn; loop l's
+ * iteration i computes 7 i + 1 + 100000 l. */
+static void run_mloops(infoDLS* info, int numProcs) {
+  memset(mcommitted, 0, sizeof mcommitted);
+  DLS_Parameters_Setup(MPI_COMM_WORLD, info, numProcs, -1, -1, 1, 0.013716, 0.0605, 0, 1.0, 1.0);
+  DLS_Robust(info, 1);
+  DLS_SetMCommit(info, msave, mcommitted);
+  DLS_NumLoops(info, LOOPS);
+  int firsts[LOOPS] = {0, 0, 0}, lasts[LOOPS] = {N - 1, N - 1, N - 1}, methods[LOOPS] = {FAC, GSS, TSS};
+  DLS_StartMLoops(info, firsts, lasts, methods);
+  while (!DLS_MTerminated(info)) {
+    for (int l = 0; l < LOOPS; ++l) {
+      int start = 0, size = 0;
+      DLS_TargetLoop(info, l);
+      DLS_StartChunk(info, &start, &size);
+      if (size == 0) continue; /* nothing for loop l right now */
+      capi_work_chunk(size);
+      for (int k = 0; k < size; ++k) buffer[k] = 7 * (start + k) + 1 + 100000 * l;
+      DLS_EndChunkData(info, buffer, size * (int)sizeof(int));
+    }
+  }
+  int nIters[LOOPS];
+  double workTimes[LOOPS];
+  DLS_EndMLoops(info, nIters, workTimes);
+}
+
+/* Iterations of loop `l` not committed exactly once with their value. */
+static int wrong_commits(const struct Committed* c, int l) {
+  int wrong = c->bad;
+  for (int i = 0; i < N; ++i) {
+    if (c->count[i] != 1 || c->value[i] != 7 * i + 1 + 100000 * l) ++wrong;
+  }
+  return wrong;
+}
+
 /* This survivor's verdict, as JSON in $LB4MPI_VERDICT_DIR/rank-R.json
  * (written to a temporary name, then renamed: a reader sees all or nothing). */
 static void write_verdict(int rank, int failed, int committed_ok, int exit_code) {
@@ -86,12 +137,16 @@ static void write_verdict(int rank, int failed, int committed_ok, int exit_code)
   rename(tmp, path);
 }
 
-/* Ranks are killed during the loop: no collective call afterwards. */
-static int run_killed(int mode, int rank, int numProcs) {
+/* Ranks are killed during the loop(s): no collective call afterwards. */
+static int run_killed(int mode, int rank, int numProcs, int loops) {
   Configure_Chunk_Calculation_Mode(mode);
-  capi_us_per_iteration = 10.0; /* ~30 ms of work: each victim reaches its 2nd chunk */
+  capi_us_per_iteration = 10.0; /* ~30 ms of work per loop: each victim reaches its 2nd chunk */
   infoDLS info;
-  run_loop(&info, numProcs);
+  if (loops == 1) {
+    run_loop(&info, numProcs);
+  } else {
+    run_mloops(&info, numProcs);
+  }
   const int failed = DLS_FailedRanks(&info);
   int failures = 0, committed_ok = -1;
   if (failed < 1) {
@@ -99,16 +154,19 @@ static int run_killed(int mode, int rank, int numProcs) {
     failures = 1;
   }
   if (rank == 0) { /* the coordinator holds every commit */
-    int wrong = committed.bad;
-    for (int i = 0; i < N; ++i) {
-      if (committed.count[i] != 1 || committed.value[i] != 7 * i + 1) ++wrong;
+    int wrong = 0;
+    if (loops == 1) {
+      wrong = wrong_commits(&committed, 0);
+    } else {
+      for (int l = 0; l < LOOPS; ++l) wrong += wrong_commits(&mcommitted[l], l);
     }
     committed_ok = wrong == 0;
     if (wrong != 0) {
       fprintf(stderr, "mode %d: %d iterations not committed exactly once with their value\n", mode, wrong);
       failures = 1;
     }
-    printf("C API, robust mode, mode %d, %d ranks failed: %s\n", mode, failed, failures ? "FAILED" : "ok");
+    printf("C API, robust mode, %d loop(s), mode %d, %d ranks failed: %s\n", loops, mode, failed,
+           failures ? "FAILED" : "ok");
   }
   write_verdict(rank, failed, committed_ok, failures);
   fflush(stdout);
@@ -122,7 +180,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &numProcs);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   capi_us_per_iteration = 2.0;
-  if (argc >= 3 && strcmp(argv[1], "kill") == 0) return run_killed(atoi(argv[2]), rank, numProcs);
+  if (argc >= 3 && strcmp(argv[1], "kill") == 0) return run_killed(atoi(argv[2]), rank, numProcs, 1);
+  if (argc >= 3 && strcmp(argv[1], "mkill") == 0) return run_killed(atoi(argv[2]), rank, numProcs, LOOPS);
   int failures = 0;
   const int modes[] = {CENTRALIZED, DECENTRALIZED, DECENTRALIZED_RMA};
   const char* names[] = {"CENTRALIZED", "DECENTRALIZED", "DECENTRALIZED_RMA"};

@@ -59,8 +59,8 @@ def test_a_bad_range_and_a_bad_coordinator(comm):
 def test_robust_mode_refuses_what_it_cannot_do(comm):
     with pytest.raises(lb4mpi.Error, match="robust mode needs a dynamic technique: STATIC.*valid: every technique"):
         lb4mpi.parallel_for(comm, 0, 100, noop, technique="STATIC", robust=True)
-    with pytest.raises(lb4mpi.Error, match="robust mode runs one loop at a time"):
-        lb4mpi.LoopSet(comm, [(0, 100)], robust=True)
+    with pytest.raises(lb4mpi.Error, match="a loop set is robust as a whole or not at all"):
+        lb4mpi.LoopSet(comm, [(0, 100), (0, 100, {"robust": False})], robust=True)
 
 
 def test_ranks_that_disagree_all_fail_alike(comm):

@@ -27,6 +27,8 @@ OMPI_COMM_WORLD_RANK), waits a random time and sends SIGKILL to the pid.
 
   robust_runs.py --mpiexec mpiexec --apps BUILD/apps --runs 10 --seed 3
   robust_runs.py ... --scenario coordinator   # rank 0 (and successors) killed: failover, checksum kept
+  robust_runs.py ... --scenario loops         # --loops 3 --robust, a worker killed: every loop committed once
+  robust_runs.py ... --scenario loops-coordinator  # ... rank 0 killed while every loop is in flight: failover
   robust_runs.py ... --scenario unprotected   # injection without robust mode: refused on every rank
 
 A random run draws: app, P in {3, 4} (2 in a few), mode centralized,
@@ -62,6 +64,9 @@ APPS = {
     "psia": ["--points", "6000"],
 }
 WATCHDOG_S = 60
+# --scenario loops: Mandelbrot's three loops per time step (~0.3-1.6 s each at P = 3).
+LOOPS_APP = "mandelbrot-loops3"
+VARIANTS = {LOOPS_APP: ("mandelbrot", ["--width", "128", "--threshold", "15000", "--loops", "3"])}
 
 
 # stderr lines a correct run may print; anything else fails the run.
@@ -71,6 +76,8 @@ EXPECTED_STDERR = [
     re.compile(r"^lb4mpi-\S+: \d+ ranks? on \d+ hosts?: .*$"),  # rank 0's ranks per host (apps/README.md)
     re.compile(r"^\[[^]]+\] PMIX ERROR: BAD-PARAM in file .*pmix_event_notification\.c at line \d+$"),
     re.compile(r"^\[[^]]+\] PMIX ERROR: UNREACHABLE in file .*pmix_server\.c at line \d+$"),  # a killed rank's PMIx peer
+    # Open MPI's shared-memory transport reading a message from a rank killed meanwhile (ESRCH)
+    re.compile(r"^\[[^]]+\] Read -1, expected \d+, errno = 3$"),
 ]
 INJECTED = re.compile(r"failure injection: rank (\d+) stops now")
 
@@ -133,7 +140,8 @@ class Runner:
         cmd = [self.a.mpiexec]
         if recovery:
             cmd.append("--enable-recovery")
-        cmd += ["-n", str(ranks), os.path.join(self.a.apps, f"lb4mpi-{app}")] + APPS[app] + extra
+        binary, args = VARIANTS.get(app, (app, APPS.get(app)))
+        cmd += ["-n", str(ranks), os.path.join(self.a.apps, f"lb4mpi-{binary}")] + args + extra
         return cmd
 
     def run(self, cmd, kill=None, ranks=0):
@@ -239,6 +247,7 @@ class Runner:
     def save_references(self, path):
         for app in sorted(APPS):
             self.reference(app)
+        self.reference(LOOPS_APP)
         with open(path, "w") as f:
             json.dump(self.references, f)
         print(f"failure-free checksums: {self.references}", flush=True)
@@ -381,6 +390,48 @@ class Runner:
                 total += 1
         return ok, total
 
+    def loops(self, coordinator=False):
+        """Three loops per time step, robust (--loops 3 --robust; docs/ROBUST.md, *Several loops in
+        flight*): Mandelbrot on 4 ranks, each mode synchronous (the loops one after the other) and
+        asynchronous (--async: in flight together in one LoopSet), a worker killed by the injection or
+        from outside: every loop's results committed once, the failure-free checksum.
+        coordinator: rank 0 killed 0.05 s into the first loop (every loop of the set is then in flight,
+        and fails over to rank 1), asynchronous in every mode and synchronous once, and 0.8 s in
+        (asynchronous: the loops that ended on it are reopened under rank 1) twice."""
+        # (mode, --async?, victims, how): each mode both ways, each way of killing in each drive.
+        cases = [("centralized", True, [2], "inject"), ("centralized", False, [1, 3], "outside"),
+                 ("distributed", True, [1, 3], "outside"), ("distributed", False, [2], "inject"),
+                 ("distributed-rma", True, [3], "inject"), ("distributed-rma", False, [1], "outside")]
+        if coordinator:
+            # (how: early = at 0.05 s, every loop in flight; late = at 0.8 s, after the set's first
+            # loop ended on the coordinator: the ended loops go on under the successor too)
+            cases = [("centralized", True, [0], "inject"), ("distributed", True, [0], "outside"),
+                     ("distributed-rma", True, [0], "inject-late"), ("centralized", True, [0], "outside-late"),
+                     ("distributed", False, [0], "inject")]
+        ok = 0
+        total = 0
+        ranks = 4
+        for mode, asynchronous, victims, how in cases:
+            # Timeout 2 s with workers killed: a set's end waits a tenth of it for each rank's
+            # figures, loop after loop, and a live rank later than that is counted failed (this
+            # machine is loaded); 1 s when the coordinator is killed: each loop waits it out.
+            timeout = "1" if coordinator else "2"
+            extra = ["--robust", "--robust-timeout", timeout, "--mode", mode] + (["--async"] if asynchronous else [])
+            kill = None
+            late = how.endswith("-late")
+            if how.startswith("inject"):
+                when = ("0.8s" if late else "0.05s") if coordinator else "2"
+                extra += ["--fail-ranks", ",".join(map(str, victims)), "--fail-after", when]
+            else:
+                kill = (ranks, victims, (0.8 if late else 0.05) if coordinator else 0.1)
+            res = self.run(self.command(LOOPS_APP, ranks, extra), kill, ranks)
+            label = (f"loops 3 {'async' if asynchronous else 'sync'} {mode} victims {victims} "
+                     f"({'injection' if how.startswith('inject') else 'kill -9 from outside'}"
+                     f"{', late' if late else ''})")
+            ok += self.check_completed(label, LOOPS_APP, ranks, res, victims)
+            total += 1
+        return ok, total
+
     def unprotected(self):
         """Injection without robust mode, plain mpiexec: refused before the loop runs,
         the same error on every rank, a non-zero exit status (issue 34)."""
@@ -411,7 +462,8 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--seed", default="1", help="the draws' seed (an integer), or 'fresh': a new "
                     "one from the system's entropy, printed with the command that replays it")
-    ap.add_argument("--scenario", choices=["random", "coordinator", "unprotected", "references"],
+    ap.add_argument("--scenario", choices=["random", "coordinator", "loops", "loops-coordinator", "unprotected",
+                                           "references"],
                     default="random")
     ap.add_argument("--references", help="JSON file of the failure-free checksums: written by "
                     "--scenario references, read otherwise (computed when not given)")
@@ -438,6 +490,8 @@ def main():
         ok, total = r.random_runs(), a.runs
     elif a.scenario == "coordinator":
         ok, total = r.coordinator()
+    elif a.scenario in ("loops", "loops-coordinator"):
+        ok, total = r.loops(coordinator=a.scenario == "loops-coordinator")
     else:
         ok, total = r.unprotected()
     print(json.dumps({"scenario": a.scenario, "runs": total, "failures": total - ok, "seed": a.seed}))

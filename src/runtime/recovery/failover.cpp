@@ -65,6 +65,7 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
     base_epoch_ = ctx_.epoch;
     failed_.assign(static_cast<std::size_t>(ctx_.size), 0);
     kept_.clear();
+    kept_sent_ = 0;
     ctx_.kept = &kept_;
     ctx_.takeover = false;
     queue_.clear();
@@ -93,6 +94,18 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
   }
 
   void end(const std::vector<RankFigures>& all) override { role_->end(all); }
+  [[nodiscard]] bool orphaned() const override {
+    return !coordinating_ && ctx_.config.coordinator != ctx_.rank &&
+           (ctx_.takeover || ctx_.known_to_have_failed(ctx_.config.coordinator));
+  }
+  void recover() override { fail_over(); }
+  void tend() override {
+    try {
+      role_->tend();
+    } catch (const CoordinatorLost&) {
+      fail_over();
+    }
+  }
   void exclude(double seconds) override { role_->exclude(seconds); }
   [[nodiscard]] bool ships_results() const override { return true; }
   [[nodiscard]] Index reissued() const override { return reissued_before_ + role_->reissued(); }
@@ -125,6 +138,14 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
     if (m.generation <= generation_) return;  // of a generation this rank is past
     queue_.push_back(Heard{status.MPI_SOURCE, m});
     ctx_.takeover = true;
+    if (m.kind == FailoverMessage::kTakeover && m.generation > kept_sent_) {
+      // What this rank kept goes to the successor at once, from the engine:
+      // in a set, this rank may be waiting in another loop's failover, and
+      // the successor collects for a bounded time only.
+      send_kept(status.MPI_SOURCE, serialize_kept(m.generation));
+      kept_sent_ = m.generation;
+      kept_.clear();
+    }
   }
 
   /// Sent without waiting (the destination may have failed).
@@ -158,14 +179,17 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
 
   [[nodiscard]] int candidate() const {
     for (int r = 0; r < ctx_.size; ++r) {
-      if (failed_[static_cast<std::size_t>(r)] == 0) return r;
+      if (failed_[static_cast<std::size_t>(r)] == 0 && !ctx_.known_to_have_failed(r)) return r;
     }
     return ctx_.rank;
   }
 
   void fail_over() {
     ctx_.takeover = false;
-    failed_[static_cast<std::size_t>(ctx_.config.coordinator)] = 1;
+    for (int r = 0; r < ctx_.size; ++r) {  // what the other loops of its set found
+      if (ctx_.known_to_have_failed(r)) failed_[static_cast<std::size_t>(r)] = 1;
+    }
+    mark_failed(ctx_.config.coordinator);
     reissued_before_ += role_->reissued();
     role_.reset();
     ctx_.results->forget();  // the chunk in execution is given up
@@ -184,8 +208,14 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
         (void)ctx_.engine->wait_one_until(deadline);
         if (accept_takeover()) return;
       }
-      failed_[static_cast<std::size_t>(s)] = 1;
+      mark_failed(s);
     }
+  }
+
+  /// Failed for this loop, and for every loop of its set (Context::known_failed).
+  void mark_failed(int r) {
+    failed_[static_cast<std::size_t>(r)] = 1;
+    if (ctx_.known_failed != nullptr) (*ctx_.known_failed)[static_cast<std::size_t>(r)] = 1;
   }
 
   /// A kTakeover heard of: this rank becomes a worker of its sender.
@@ -197,10 +227,13 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
     }
     if (best == nullptr) return false;
     const int coordinator = best->from;
-    begin_generation(best->message.generation, coordinator);
-    // What this rank reported goes to its new coordinator; a further
-    // failover re-executes it (it is no longer kept here).
-    send_kept(coordinator, serialize_kept());
+    const std::int32_t generation = best->message.generation;
+    begin_generation(generation, coordinator);
+    // What this rank reported goes to its new coordinator (unless the
+    // engine sent it when the takeover came); a further failover
+    // re-executes it (it is no longer kept here).
+    if (kept_sent_ < generation) send_kept(coordinator, serialize_kept(generation));
+    kept_sent_ = std::max(kept_sent_, generation);
     kept_.clear();
     role_ = std::make_unique<Worker>(ctx_, fb_, std::make_unique<Remainder>(ctx_.size, std::vector<Chunk>{}));
     ctx_.grace = 2 * ctx_.patience();  // the successor collects for at most that long first
@@ -277,20 +310,20 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
       --waiting;
     }
     for (std::size_t r = 0; r < heard.size(); ++r) {
-      if (heard[r] == 0) failed_[r] = 1;
+      if (heard[r] == 0) mark_failed(static_cast<int>(r));
     }
   }
 
   // Kept chunks on the wire: generation, count, then per chunk begin, size,
   // result bytes (-1: none) and the bytes.
-  std::vector<std::byte> serialize_kept() const {
+  std::vector<std::byte> serialize_kept(std::int32_t generation) const {
     std::vector<std::byte> out;
     const auto put = [&out](std::int64_t v) {
       const auto at = out.size();
       out.resize(at + sizeof v);
       std::memcpy(out.data() + at, &v, sizeof v);
     };
-    put(generation_);
+    put(generation);
     put(static_cast<std::int64_t>(kept_.size()));
     for (const KeptChunk& k : kept_) {
       put(k.chunk.begin);
@@ -341,6 +374,7 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
   FailoverMessage incoming_;
   std::deque<Outgoing> outbox_;
   Index reissued_before_ = 0;  // by the roles before the failover
+  std::int32_t kept_sent_ = 0;  // the newest generation this rank sent what it kept to
 };
 
 }  // namespace

@@ -83,6 +83,9 @@ class WorkerRecovery {
   /// A wait for a reply about to block: waits for one message (serving
   /// every loop of the engine meanwhile); recovery bounds it.
   virtual void await() = 0;
+  /// Loops in flight together: a poll for a reply found none; recovery
+  /// bounds the silence since the request went out as await() does.
+  virtual void polled() {}
   /// Completes a send to the coordinator; recovery bounds it.
   virtual void complete(MPI_Request& send) = 0;
   /// Whether the reply receive stays posted: the loop's end may come
@@ -111,9 +114,13 @@ class CoordinatorLost : public Error {
 /// Throws CoordinatorLost: the coordinator of `ctx` was silent for the
 /// patience (LB4MPI_ROBUST_TIMEOUT) `while_doing` something.
 [[noreturn]] void coordinator_silent(const Context& ctx, const char* while_doing);
-/// Throws CoordinatorLost when a failover message arrived (Context::takeover).
+/// Throws CoordinatorLost when a failover message arrived (Context::takeover)
+/// or another loop of the set found the coordinator failed (Context::known_failed).
 inline void check_takeover(const Context& ctx) {
   if (ctx.takeover) throw CoordinatorLost("lb4mpi: a failover message arrived");
+  if (ctx.known_to_have_failed(ctx.config.coordinator)) {
+    throw CoordinatorLost("lb4mpi: another loop of the set found the coordinator failed");
+  }
 }
 
 /// Wraps a role of a recovering loop: when the role gives its coordinator

@@ -108,6 +108,7 @@ Grab RmaRecoveryRank::acquire(bool may_wait) {
     }
     if (!may_wait) {
       spent();
+      polled();
       return Grab::of(Grab::Kind::NotNow);
     }
     wait_a_little(wait_polls_++);
@@ -177,6 +178,10 @@ bool RmaRecoveryWorker::check_needed() {
 
 void RmaRecoveryWorker::wait_a_little(int polls) {
   backoff(polls);
+  polled();
+}
+
+void RmaRecoveryWorker::polled() {
   ctx_.engine->poll();  // a failover message
   check_takeover(ctx_);
   const std::int64_t beat = win_.read(kSlotBeat);

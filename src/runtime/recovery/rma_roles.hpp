@@ -77,6 +77,9 @@ class RmaRecoveryRank : public FedScheduler {
   virtual std::vector<Listed> copy_candidates() = 0;
   /// Nothing to do right now: waits a little.
   virtual void wait_a_little(int polls) = 0;
+  /// Loops in flight together: nothing for this rank in this loop right now
+  /// (it moves on to another loop): the checks of a wait, without waiting.
+  virtual void polled() {}
   Grab begin_chunk(const Chunk& c, std::int64_t id, bool copy);
   /// The next step of the one-sided assignment: its chunk (past_end_ set when there is none).
   std::optional<Chunk> take_step(std::int64_t& id);
@@ -120,6 +123,7 @@ class RmaRecoveryCoordinator final : public RmaRecoveryRank, private ProgressEng
   std::vector<Listed> copy_candidates() override { return unfinished_; }  // its list, as published and newer
   void wait_a_little(int polls) override;
   void on_complete(int slot, const MPI_Status& status) override;
+  void tend() override { serve(); }
   void stop_listening();
   void handle(int sender, const Request& report);
   /// A report whose results are in.
@@ -164,6 +168,7 @@ class RmaRecoveryWorker final : public RmaRecoveryRank {
   /// Waits a little for the list or the end; the coordinator's silence for
   /// the patience is an error.
   void wait_a_little(int polls) override;
+  void polled() override;
 
   ReportSender reports_;
   std::int64_t copy_version_ = -1;  // the list's version when the copy was taken

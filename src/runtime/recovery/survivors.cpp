@@ -59,11 +59,15 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
                         &req[static_cast<std::size_t>(w)]),
               "MPI_Irecv");
   };
+  const auto known_failed = [this](int w) { return known_ != nullptr && (*known_)[static_cast<std::size_t>(w)] != 0; };
+  int left = 0;  // the ranks waited for: not known to have failed
   for (int w = 0; w < size; ++w) {
-    if (w != coordinator_) post(w);
+    if (w == coordinator_) continue;
+    post(w);
+    if (!known_failed(w)) ++left;
   }
   const double deadline = clock_now() + grace_;
-  for (int left = size - 1; left > 0;) {
+  while (left > 0) {
     MPI_Status st;
     const int w = wait_any_until(size, req.data(), &st, deadline);
     if (w == kTimedOut || w == MPI_UNDEFINED) break;
@@ -72,7 +76,7 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
       continue;
     }
     arrived[static_cast<std::size_t>(w)] = 1;
-    --left;
+    if (!known_failed(w)) --left;
   }
   auto* out = new Pending;
   out->report.resize(static_cast<std::size_t>(size));
@@ -90,6 +94,7 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
     } else {
       all[i] = RankFigures{};
       all[i].failed = 1;
+      if (known_ != nullptr) (*known_)[i] = 1;
     }
     out->report[i].epoch = *epoch_;
     out->report[i].figures = all[i];

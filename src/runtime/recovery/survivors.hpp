@@ -25,6 +25,10 @@ class SurvivorsExchange final : public ReportExchange {
   SurvivorsExchange(const SurvivorsExchange&) = delete;
   SurvivorsExchange& operator=(const SurvivorsExchange&) = delete;
   std::vector<RankFigures> exchange(MPI_Comm comm, const RankFigures& mine) override;
+  /// Loops in flight together: ranks known failed (Context::known_failed)
+  /// are not waited for, and the ranks not heard of become known failed —
+  /// the set's next loop does not wait for them again.
+  void share_failures(std::vector<char>* known) override { known_ = known; }
 
  private:
   struct Message {
@@ -40,6 +44,7 @@ class SurvivorsExchange final : public ReportExchange {
   const std::int32_t* epoch_;  // the execution's current epoch
   double grace_;
   double timeout_;
+  std::vector<char>* known_ = nullptr;
   // Reports sent to ranks that may have failed: kept until they complete
   // (a failed rank never receives; its buffer is then never freed).
   struct Pending {

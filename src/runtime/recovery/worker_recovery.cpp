@@ -53,6 +53,11 @@ class RobustWorker final : public WorkerRecovery {
     check_takeover(ctx_);
   }
 
+  void polled() override {
+    check_takeover(ctx_);
+    if (clock_now() > last_heard_ + ctx_.patience() + ctx_.grace) coordinator_silent(ctx_, "while waiting for work");
+  }
+
   void complete(MPI_Request& send) override {
     // Polls the engine meanwhile: a failover message ends the wait at once.
     const double deadline = clock_now() + ctx_.patience();

@@ -15,6 +15,9 @@ class ReportExchange {
   virtual ~ReportExchange() = default;
   /// Collective over the ranks taking part: every rank's figures, indexed by rank.
   virtual std::vector<RankFigures> exchange(MPI_Comm comm, const RankFigures& mine) = 0;
+  /// Loops in flight together: per rank, known to have failed, shared by the
+  /// loops of a set (an exchange that does without failed ranks uses it).
+  virtual void share_failures(std::vector<char>* /*known*/) {}
 };
 
 /// Every rank of the communicator takes part (one nonblocking allgather).

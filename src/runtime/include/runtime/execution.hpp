@@ -73,6 +73,17 @@ class Execution {
   /// travel with the chunk's completion and are committed on the
   /// coordinator, once per chunk (runtime/results.hpp).
   void attach(const void* data, std::size_t bytes);
+  /// Every wait of this loop on another rank has a deadline (recovery).
+  [[nodiscard]] bool bounded() const;
+  /// Loops in flight together: this rank works on another loop (Scheduler::tend).
+  void tend();
+  /// Loops in flight together: a loop that ended here but whose coordinator
+  /// failed since goes on under its successor (Scheduler::recover): true
+  /// when it did (the loop is no longer drained).
+  bool reopen();
+  /// Loops in flight together: `known` (one entry per rank) is shared by the
+  /// loops of the set: a rank one loop finds failed is failed for all.
+  void share_failures(std::vector<char>* known);
   /// Replaces the failure injection ExecConfig asks for (nullptr: none).
   void set_fault_injector(std::unique_ptr<FaultInjector> fault) { fault_ = std::move(fault); }
   /// The coordinator's commit function (other ranks never call it).

@@ -35,6 +35,8 @@ class LoopGroup {
   bool next_any(int& loop, Chunk& piece);
   /// Ends the current piece (of whichever loop).
   void end_piece();
+  /// Results of the current piece (of whichever loop): Execution::attach.
+  void attach(const void* data, std::size_t bytes);
   [[nodiscard]] bool done(int l) const { return loop(l).drained(); }
   /// True when every loop is done for this rank. When a whole round over the
   /// loops found no work, waits for the next message first (no busy wait).
@@ -50,11 +52,17 @@ class LoopGroup {
   Grab::Kind poll(int l, Chunk& piece);
   void exclude_from_others(int l, double seconds);
   void wait_for_anything();
+  /// Whether loop `l` is drained, after reopening it when its coordinator failed since (Execution::reopen).
+  bool drained(int l);
   void began(int l);
 
   ProgressEngine engine_;
   std::vector<std::unique_ptr<Execution>> execs_;
   std::vector<bool> idle_probing_;
+  bool bounded_ = false;  // bounded loops (recovery): no wait longer than a nap
+  static constexpr double kNap = 1e-3;  // seconds
+  double tended_ = 0.0;  // when the loops were last tended (Execution::tend)
+  std::vector<char> known_failed_;  // per rank: failed, for every loop (Execution::share_failures)
   int active_ = -1;  // loop whose piece is being executed
   double piece_start_ = 0.0;
   bool found_work_ = true;  // a piece was handed out since the last terminated()

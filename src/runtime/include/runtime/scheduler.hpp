@@ -52,6 +52,18 @@ class Scheduler {
   /// `003` tExclude: `seconds` this rank spent on other loops of its set do
   /// not count in the elapsed times this loop learns from.
   virtual void exclude(double /*seconds*/) {}
+  /// Loops in flight together, bounded waits (Context::bounded): this rank
+  /// works on another loop of its set; a coordinator answers what arrived
+  /// and says it is alive, so that its silence in this loop is not taken
+  /// for a failure.
+  virtual void tend() {}
+  /// Loops in flight together, bounded waits: the loop ended on this rank,
+  /// but its coordinator failed since (another loop of the set found it, or
+  /// a successor announced itself) — what it committed is gone with it.
+  [[nodiscard]] virtual bool orphaned() const { return false; }
+  /// An orphaned loop goes on under the successor (which commits again what
+  /// the survivors kept, and has the rest executed).
+  virtual void recover() {}
   /// Whether the model carries results to a coordinator (two-sided models);
   /// otherwise they are committed on the rank that executed them.
   [[nodiscard]] virtual bool ships_results() const { return false; }
