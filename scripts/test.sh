@@ -145,9 +145,15 @@ start_prebuild() {
   rm -f "$LOGS/$1-build.times"
   export -f build_config
   export ROOT JOBS
-  setsid nice -n 10 bash -c 'build_config "$@"' build_config "$1" "$ROOT/$BUILD_ROOT/ci-$1" \
+  # A process group of its own (job control on for this one launch), so that
+  # stop_prebuild can end the whole build; the same session as the tests, not
+  # setsid: with the kernel's autogroups (Debian's default) a session of its
+  # own would get an equal share of the cores whatever its nice value.
+  set -m
+  nice -n 10 bash -c 'build_config "$@"' build_config "$1" "$ROOT/$BUILD_ROOT/ci-$1" \
     "$LOGS/$1-build.times" "${CMAKE_ARGS[@]}" >"$LOGS/$1-build.log" 2>&1 &
   PRE_PID=$!
+  set +m
   echo "-- $1: configuring and building in the background (nice 10; log ${LOGS#"$ROOT"/}/$1-build.log)"
 }
 
