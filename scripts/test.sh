@@ -90,9 +90,12 @@ if ! bash "$ROOT/scripts/deps.sh"; then
 fi
 DEPS_S=$((SECONDS - t0))
 
-# Open MPI as root, and more ranks than cores.
+# Open MPI as root, and more ranks than cores. Waiting ranks yield the core
+# (mpi_yield_when_idle): Open MPI turns it on by itself only when one job
+# has more ranks than cores, not for two 2-rank tests side by side, whose
+# waiting ranks would otherwise poll away the cores the others need.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 mkdir -p "$LOGS"
 SUMMARY=()
