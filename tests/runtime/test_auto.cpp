@@ -72,8 +72,9 @@ TEST(Auto, EveryModeEveryPolicyExactlyOnceSameChoiceEverywhere) {
 // steps (the rise is far above its thresholds whatever it ran): it checks
 // the jump with a probe of the adaptive candidate from step 7 on, or
 // re-explores after two surprising figures in a row, from step 8 on. Steps
-// of ~10 ms, so that a time slice lost to another process is not mistaken
-// for the change.
+// of ~30 ms, so that a time slice lost to another process is not mistaken
+// for the change (at ~10 ms, with twice as many tests as cores, a step
+// took 6.5x its usual time before the slowdown and spent the check).
 TEST(Auto, ASlowedRankMakesTheSelectionMove) {
   ASSERT_GE(world_size(), 2) << "needs a rank to slow down: runtime_p2..p4 run it, runtime_p1 leaves it out";
   Options opt;
@@ -92,7 +93,7 @@ TEST(Auto, ASlowedRankMakesTheSelectionMove) {
       for (Index i = c->begin; i < c->end(); ++i) {
         ++local[static_cast<std::size_t>(i)];
         volatile double x = 0.0;
-        for (int k = 0; k < 1500; ++k) x = x + 1e-9 * k;  // a few microseconds
+        for (int k = 0; k < 4500; ++k) x = x + 1e-9 * k;  // ~10 us
       }
     }
     const Report r = loop.finish();
