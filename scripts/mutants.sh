@@ -63,8 +63,8 @@ FSC_PLUS_ONE = dict(file="src/techniques/fsc.cpp",
                     line="  return std::clamp<Index>(ceil_to_index(std::pow(base, 2.0 / 3.0)), 1,",
                     to="  return std::clamp<Index>(ceil_to_index(std::pow(base, 2.0 / 3.0)) + 1, 1,")
 CAPI_NO_RMA = dict(file="src/capi/capi.cpp",
-                   line="  if (mode != CENTRALIZED && mode != DECENTRALIZED && mode != DECENTRALIZED_RMA) {",
-                   to="  if (mode != CENTRALIZED && mode != DECENTRALIZED) {")
+                   line="  if (mode != CENTRALIZED && mode != DECENTRALIZED && mode != DECENTRALIZED_RMA && mode != HIERARCHICAL) {",
+                   to="  if (mode != CENTRALIZED && mode != DECENTRALIZED && mode != HIERARCHICAL) {")
 AWF_STALE = dict(file="src/techniques/perf_stats.cpp", line="  update_weighted(t.rank);", to="  (void)t.rank;")
 DEAD_UNREPORTED = dict(file="src/runtime/recovery/survivors.cpp", line="      all[i].failed = 1;", to="      all[i].failed = 0;")
 
@@ -93,8 +93,9 @@ MUTANTS = [
            ["test_runtime"], [runtime(2, "Channels.AWFExcludes*")]),
     mutant("awf-time-steps-forgotten-at-restart", "src/techniques/wf.cpp", "    reload_weights_ = adaptive_;",
            "    reload_weights_ = false;", ["test_runtime"], [runtime(2, "TimeSteps.AWFLearnsAcrossStepsOfChangingLength")]),
-    mutant("centralized-lost-iteration", "src/runtime/assign.cpp", "    reply.size = c.size;",
-           "    reply.size = c.size > 1 ? c.size - 1 : c.size;", ["test_runtime"], [runtime(2, EXACTLY_ONCE)]),
+    mutant("centralized-lost-iteration", "src/runtime/assign.cpp", "    reply.chunk = c;",
+           "    reply.chunk = Chunk{c.begin, c.size > 1 ? c.size - 1 : c.size};", ["test_runtime"],
+           [runtime(2, EXACTLY_ONCE)]),
     mutant("distributed-step-skipped", "src/runtime/assign.cpp", "    own.id = next_step_++;",
            "    own.id = ++next_step_;", ["test_runtime"], [runtime(2, EXACTLY_ONCE)]),
     mutant("rma-lost-iteration", "src/runtime/rma.cpp", "  cut_.begin(*c, id);",
