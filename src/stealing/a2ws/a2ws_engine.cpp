@@ -44,6 +44,10 @@ class A2ws final : public st::Engine {
       RingInfo ring(run.comm(), layout, initial);
       State s{run, runner, deque, ring, runner.random()};
       runner.between = [&ring] { ring.exchange(); };
+      // The ranks leave the windows' collective creation together: the
+      // clock of the preemptive estimate starts here, not at the loop's
+      // start (see steal()).
+      s.work_began = st::Run::now();
       work(s);
       runner.finish();
     }  // the windows go (collectively) after every rank finished
@@ -58,6 +62,7 @@ class A2ws final : public st::Engine {
     std::mt19937_64 rng;
     Index executed = 0;  // tasks run here
     double work = 0.0;   // their seconds
+    double work_began = 0.0;
   };
 
   enum class Outcome : std::uint8_t { NoVictim, Failed, Got };
@@ -91,7 +96,14 @@ class A2ws final : public st::Engine {
 
   // One steal decision and attempt (Algorithm 1, lines 4-8).
   Outcome steal(State& s) const {
-    const double elapsed = st::Run::now() - s.run.started_at();
+    // A rank that has not finished a task in `elapsed` is at most that fast
+    // (§2.2.1) — counted from when the ranks could start on tasks. From
+    // the loop's start it included the creation of the two windows (0.5 ms
+    // on 2 ranks, several task times): the thief judged a rank that was on
+    // its first task 5-25 times slower than it was and took up to 95 % of
+    // its deque, then its own deque looked short by its light tasks' mean
+    // time and the overloaded rank stole back (issue 34, docs/A2WS.md).
+    const double elapsed = st::Run::now() - s.work_began;
     std::vector<PeerView> peers(s.ring.view().begin(), s.ring.view().end());
     for (PeerView& p : peers) p.task_time = estimated_task_time(p, elapsed);
     const std::optional<Choice> c =
