@@ -233,6 +233,24 @@ TEST(HeldWork, TheOverloadedRankDoesNotSteal) {
   EXPECT_TRUE(a2ws::select_victim(std::vector<a2ws::PeerView>{mean_of_all_it_ran, rank1}, 0, 0.5).has_value());
 }
 
+TEST(SmartStealing, NoStealThatSavesLessThanATask) {
+  // Rank 0 needs 90 000 us (900 tasks of 100 us), rank 1 90 150 us (1150
+  // tasks of 78.4 us): Eq. 7 rounds Eq. 10's 0.84 up to one task, which
+  // shortens the pair's run time by 50 us, less than a task of either; no
+  // steal (issue 34: near balance, ranks took 1-5 tasks from each other
+  // after every task, as the estimates moved with each task's noise).
+  const double tj = 90150e-6 / 1150;
+  const std::vector<a2ws::PeerView> near{{900, 100e-6, 899}, {1150, tj, 1149}};
+  EXPECT_EQ(a2ws::round_rate(a2ws::pair_rate(900, 100e-6, 1150, tj), 900, 100e-6, 1150, tj), 1);
+  EXPECT_FALSE(a2ws::select_victim(near, 0, 0.5).has_value());
+  EXPECT_EQ(a2ws::saves_a_task(1, near[0], near[1]), 0);
+  // A difference of several tasks: the steal goes ahead.
+  const std::vector<a2ws::PeerView> apart{{900, 100e-6, 899}, {1300, 78e-6, 1299}};
+  const auto c = a2ws::select_victim(apart, 0, 0.5);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_GE(c->amount, 5);
+}
+
 // ------------------------------------------------------- packed head/tail
 
 TEST(PackedDeque, EncodesHeadAndTakenInOneWord) {

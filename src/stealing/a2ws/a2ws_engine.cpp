@@ -127,7 +127,9 @@ class A2ws final : public st::Engine {
     ++fig.steals;
     s.runner.took_in(got.tasks);
     s.held.sync(s.deque.held());
-    const double victim_time = s.ring.view()[static_cast<std::size_t>(slot)].task_time;
+    // What the thief assumed of the victim's tasks (its estimate when the
+    // victim has not finished one) stands for them until it runs one.
+    const double victim_time = peers[static_cast<std::size_t>(slot)].task_time;
     for (const std::int64_t id : got.tasks) s.held.took_in(s.space.owner(id), victim_time);
     s.deque.push(got.tasks);
     publish(s, -1);
