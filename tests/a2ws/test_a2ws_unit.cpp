@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "a2ws/held_work.hpp"
 #include "a2ws/packed_deque.hpp"
 #include "a2ws/ring_layout.hpp"
 #include "a2ws/smart.hpp"
@@ -174,6 +175,80 @@ TEST(SmartStealing, AThiefTakesNoTaskItWouldFinishAfterEverybodyElse) {
   EXPECT_TRUE(a2ws::select_victim(early, 0, 0.5).has_value());
   // The guard keeps the largest amount that still finishes in time.
   EXPECT_EQ(a2ws::worth_stealing(10, 0, 1, 22, 2), 7);  // 7 <= (22 - 7) / 2 = 7.5; 8 > 7
+}
+
+// ------------------------------------------------------- held work (issue 34)
+
+TEST(HeldWork, TimeOfTheTasksHeldPerOwner) {
+  // Rank 0 of 2 owns 1000 heavy tasks (4 s each); it ran 100, a thief took
+  // 500 from its tail, it took 100 light tasks (1 s on the victim) and ran 80.
+  a2ws::HeldWork h(2, 0, 1000);
+  for (int k = 0; k < 100; ++k) {
+    h.take(0);
+    h.ran(0, 4.0);
+  }
+  h.sync(400);  // the thief's 500 came off its own tasks
+  for (int k = 0; k < 100; ++k) h.took_in(1, 1.0);
+  EXPECT_DOUBLE_EQ(h.time_of(1), 1.0);  // not run here yet: the victim's time
+  for (int k = 0; k < 80; ++k) {
+    h.take(1);
+    h.ran(1, 1.0);
+  }
+  const a2ws::PeerView v = h.view(400, -1);
+  EXPECT_EQ(v.tasks, 420.0);
+  EXPECT_NEAR(v.tasks * v.task_time, 400 * 4.0 + 20 * 1.0, 1e-9);
+  EXPECT_EQ(v.left, 400.0);
+  // A thief takes from the tail: its own tasks first, then those taken in.
+  h.sync(410);
+  EXPECT_NEAR(h.view(410, -1).tasks * h.view(410, -1).task_time, 390 * 4.0 + 20 * 1.0, 1e-9);
+  h.sync(10);
+  EXPECT_NEAR(h.view(10, -1).tasks * h.view(10, -1).task_time, 10 * 1.0, 1e-9);
+  // Nothing ran yet: t = 0, the thieves estimate it (002 §2.2.1).
+  EXPECT_EQ(a2ws::HeldWork(2, 1, 5).view(5, -1).task_time, 0.0);
+}
+
+TEST(HeldWork, TheOverloadedRankDoesNotSteal) {
+  // lb4mpi-pisolver --imbalance 30 at P = 2: rank 0's tasks cost 4, rank 1's 1.
+  // Rank 0 (as above) holds 400 heavy and 20 light tasks: 1620 s of work;
+  // rank 1 holds 350 heavy (stolen) and 50 light ones: 1450 s. Rank 0 has
+  // the most left and must not steal. With the mean of all it ran (100 x 4
+  // and 80 x 1 s: 2.67 s per task), its 420 tasks looked like 1120 s and it
+  // stole from rank 1 (the erratic runs of issue 34).
+  a2ws::HeldWork h(2, 0, 1000);
+  for (int k = 0; k < 100; ++k) {
+    h.take(0);
+    h.ran(0, 4.0);
+  }
+  h.sync(400);
+  for (int k = 0; k < 100; ++k) h.took_in(1, 1.0);
+  for (int k = 0; k < 80; ++k) {
+    h.take(1);
+    h.ran(1, 1.0);
+  }
+  const a2ws::PeerView rank1{400, 1450.0 / 400, 399};
+  for (double u : {0.0, 0.5, 0.99}) {
+    EXPECT_FALSE(a2ws::select_victim(std::vector<a2ws::PeerView>{h.view(400, -1), rank1}, 0, u).has_value());
+  }
+  const a2ws::PeerView mean_of_all_it_ran{420, (100 * 4.0 + 80 * 1.0) / 180, 400};
+  EXPECT_TRUE(a2ws::select_victim(std::vector<a2ws::PeerView>{mean_of_all_it_ran, rank1}, 0, 0.5).has_value());
+}
+
+TEST(SmartStealing, NoStealThatSavesLessThanATask) {
+  // Rank 0 needs 90 000 us (900 tasks of 100 us), rank 1 90 150 us (1150
+  // tasks of 78.4 us): Eq. 7 rounds Eq. 10's 0.84 up to one task, which
+  // shortens the pair's run time by 50 us, less than a task of either; no
+  // steal (issue 34: near balance, ranks took 1-5 tasks from each other
+  // after every task, as the estimates moved with each task's noise).
+  const double tj = 90150e-6 / 1150;
+  const std::vector<a2ws::PeerView> near{{900, 100e-6, 899}, {1150, tj, 1149}};
+  EXPECT_EQ(a2ws::round_rate(a2ws::pair_rate(900, 100e-6, 1150, tj), 900, 100e-6, 1150, tj), 1);
+  EXPECT_FALSE(a2ws::select_victim(near, 0, 0.5).has_value());
+  EXPECT_EQ(a2ws::saves_a_task(1, near[0], near[1]), 0);
+  // A difference of several tasks: the steal goes ahead.
+  const std::vector<a2ws::PeerView> apart{{900, 100e-6, 899}, {1300, 78e-6, 1299}};
+  const auto c = a2ws::select_victim(apart, 0, 0.5);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_GE(c->amount, 5);
 }
 
 // ------------------------------------------------------- packed head/tail

@@ -18,6 +18,7 @@
 
 #include "a2ws/deque.hpp"
 #include "a2ws/engines.hpp"
+#include "a2ws/held_work.hpp"
 #include "a2ws/ring_info.hpp"
 #include "a2ws/smart.hpp"
 #include "a2ws/tasks.hpp"
@@ -42,8 +43,13 @@ class A2ws final : public st::Engine {
     {
       TaskDeque deque(run.comm(), space.deque_capacity(run.rank()), space.tasks_of(run.rank()));
       RingInfo ring(run.comm(), layout, initial);
-      State s{run, runner, deque, ring, runner.random()};
+      HeldWork held(run.size(), run.rank(), space.count_of(run.rank()));
+      State s{run, space, runner, deque, ring, held, runner.random()};
       runner.between = [&ring] { ring.exchange(); };
+      // The ranks leave the windows' collective creation together: the
+      // clock of the preemptive estimate starts here, not at the loop's
+      // start (see steal()).
+      s.work_began = st::Run::now();
       work(s);
       runner.finish();
     }  // the windows go (collectively) after every rank finished
@@ -52,19 +58,21 @@ class A2ws final : public st::Engine {
  private:
   struct State {
     st::Run& run;
+    const TaskSpace& space;
     TaskRunner& runner;
     TaskDeque& deque;
     RingInfo& ring;
+    HeldWork& held;
     std::mt19937_64 rng;
     Index executed = 0;  // tasks run here
-    double work = 0.0;   // their seconds
+    double work_began = 0.0;
   };
 
   enum class Outcome : std::uint8_t { NoVictim, Failed, Got };
 
   void work(State& s) const {
     for (;;) {
-      publish(s, false);
+      publish(s, -1);
       s.runner.poll();  // news in, changes out (ring.exchange), items served
       if (config_.preemptive && s.executed > 0) (void)steal(s);
       const std::int64_t id = s.deque.take();
@@ -72,26 +80,33 @@ class A2ws final : public st::Engine {
         if (!steal_until_work(s)) return;
         continue;
       }
-      publish(s, true);
+      const int owner = s.space.owner(id);
+      s.held.take(owner);
+      publish(s, owner);
       s.ring.exchange();
-      s.work += s.runner.execute(id);
+      s.held.ran(owner, s.runner.execute(id));
       ++s.executed;
     }
   }
 
   // This rank's entry (`002` §2.1): n_i = the tasks it still has to run,
-  // held and running (a2ws/smart.hpp: why not those it ran too).
-  static void publish(State& s, bool running) {
-    PeerView me;
-    me.tasks = static_cast<double>(s.deque.held() + (running ? 1 : 0));
-    me.task_time = s.executed > 0 ? s.work / static_cast<double>(s.executed) : 0.0;
-    me.left = static_cast<double>(s.deque.stealable());
-    s.ring.set_self(me);
+  // held and running (a2ws/smart.hpp: why not those it ran too), t_i their
+  // expected time per task (a2ws/held_work.hpp: why per owner).
+  static void publish(State& s, int running_owner) {
+    s.held.sync(s.deque.held());
+    s.ring.set_self(s.held.view(s.deque.stealable(), running_owner));
   }
 
   // One steal decision and attempt (Algorithm 1, lines 4-8).
   Outcome steal(State& s) const {
-    const double elapsed = st::Run::now() - s.run.started_at();
+    // A rank that has not finished a task in `elapsed` is at most that fast
+    // (§2.2.1) — counted from when the ranks could start on tasks. From
+    // the loop's start it included the creation of the two windows (0.5 ms
+    // on 2 ranks, several task times): the thief judged a rank that was on
+    // its first task 5-25 times slower than it was and took up to 95 % of
+    // its deque, then its own deque looked short by its light tasks' mean
+    // time and the overloaded rank stole back (issue 34, docs/A2WS.md).
+    const double elapsed = st::Run::now() - s.work_began;
     std::vector<PeerView> peers(s.ring.view().begin(), s.ring.view().end());
     for (PeerView& p : peers) p.task_time = estimated_task_time(p, elapsed);
     const std::optional<Choice> c =
@@ -111,8 +126,13 @@ class A2ws final : public st::Engine {
     if (got.tasks.empty()) return Outcome::Failed;
     ++fig.steals;
     s.runner.took_in(got.tasks);
+    s.held.sync(s.deque.held());
+    // What the thief assumed of the victim's tasks (its estimate when the
+    // victim has not finished one) stands for them until it runs one.
+    const double victim_time = peers[static_cast<std::size_t>(slot)].task_time;
+    for (const std::int64_t id : got.tasks) s.held.took_in(s.space.owner(id), victim_time);
     s.deque.push(got.tasks);
-    publish(s, false);
+    publish(s, -1);
     return Outcome::Got;
   }
 
@@ -122,7 +142,7 @@ class A2ws final : public st::Engine {
     const int tries = 4 * s.ring.layout().slots();
     bool got = false;
     for (int i = 0; i < tries && !got; ++i) {
-      publish(s, false);
+      publish(s, -1);
       s.runner.poll();
       const Outcome o = steal(s);
       if (o == Outcome::NoVictim) break;

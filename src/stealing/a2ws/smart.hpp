@@ -99,4 +99,12 @@ std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t
 /// to one and finished its loop 1.8 s after everybody else (docs/A2WS.md).
 std::int64_t worth_stealing(std::int64_t d, double n_i, double t_i, double rest_tasks, double rest_speed);
 
+/// lb4mpi's threshold: `d` when a steal of d tasks shortens the pair's
+/// run time (Eq. 8 against max(n_i t_i, n_j t_j)) by at least one task of
+/// the faster of the two, else 0. Near balance the estimates move with every task's
+/// noise: without it, two ranks whose remaining times were equal within a
+/// task took 1-5 tasks from each other after every task, a steal (an atomic,
+/// a get, the items and the results) each time (issue 34).
+std::int64_t saves_a_task(std::int64_t d, const PeerView& thief, const PeerView& victim);
+
 }  // namespace lb4mpi::a2ws

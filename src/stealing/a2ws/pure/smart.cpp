@@ -98,6 +98,13 @@ std::int64_t worth_stealing(std::int64_t d, double n_i, double t_i, double rest_
   return d;
 }
 
+std::int64_t saves_a_task(std::int64_t d, const PeerView& thief, const PeerView& victim) {
+  if (d < 1) return d;
+  const double before = std::max(thief.tasks * thief.task_time, victim.tasks * victim.task_time);
+  const double after = pair_makespan(thief.tasks, thief.task_time, victim.tasks, victim.task_time, static_cast<double>(d));
+  return before - after >= std::min(thief.task_time, victim.task_time) ? d : 0;
+}
+
 std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t self, double u) {
   const std::size_t m = peers.size();
   std::vector<double> n(m), t(m);
@@ -113,7 +120,7 @@ std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t
   const PeerView& me = peers[self];
   const auto amount = [&](double s, std::size_t j) {
     const std::int64_t d = capped(round_rate(s, me.tasks, me.task_time, n[j], t[j]), peers[j]);
-    return worth_stealing(d, me.tasks, me.task_time, rest_tasks, rest_speed);
+    return saves_a_task(worth_stealing(d, me.tasks, me.task_time, rest_tasks, rest_speed), me, peers[j]);
   };
   std::vector<Candidate> cands;
   // 1. Closest rate (Eq. 5 for the thief and for each victim).
