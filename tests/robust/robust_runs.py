@@ -66,7 +66,12 @@ APPS = {
 WATCHDOG_S = 60
 # --scenario loops: Mandelbrot's three loops per time step (~0.3-1.6 s each at P = 3).
 LOOPS_APP = "mandelbrot-loops3"
-VARIANTS = {LOOPS_APP: ("mandelbrot", ["--width", "128", "--threshold", "15000", "--loops", "3"])}
+# The coordinator killed late (0.8 s after the loops started, once the set's first loop ended):
+# three times the work, so that the kill lands well before the set's end (with LOOPS_APP the set
+# ended at ~0.7-1.1 s and a late kill could find the victim done).
+LOOPS_APP_LONG = "mandelbrot-loops3-long"
+VARIANTS = {LOOPS_APP: ("mandelbrot", ["--width", "128", "--threshold", "15000", "--loops", "3"]),
+            LOOPS_APP_LONG: ("mandelbrot", ["--width", "128", "--threshold", "45000", "--loops", "3"])}
 
 
 # stderr lines a correct run may print; anything else fails the run.
@@ -256,6 +261,7 @@ class Runner:
         for app in sorted(APPS):
             self.reference(app)
         self.reference(LOOPS_APP)
+        self.reference(LOOPS_APP_LONG)
         with open(path, "w") as f:
             json.dump(self.references, f)
         print(f"failure-free checksums: {self.references}", flush=True)
@@ -303,8 +309,12 @@ class Runner:
 
     def check_completed(self, label, app, ranks, result, victims):
         rc, out, err, dt = result["rc"], result["out"] or "", result["err"] or "", result["dt"]
-        killed = sorted(result["killed"])
         verdicts = result["verdicts"]
+        # A victim killed from outside after it wrote its verdict (at its very end, after the
+        # summary) had finished: like one that ended before its kill, it survived.
+        finished_first = sorted(r for r, how in result["killed"].items()
+                                if how == "outside" and (verdicts.get(r) or {}).get("exit_code") == 0)
+        killed = sorted(set(result["killed"]) - set(finished_first))
         problems = []
         if rc is None:
             problems.append(f"hung (watchdog {WATCHDOG_S} s)")
@@ -352,7 +362,8 @@ class Runner:
             problems.append(f"unexpected stderr: {strange[:3]}")
         self.last_lost = bool(killed)
         status = "ok" if not problems else "FAILED: " + "; ".join(problems)
-        print(f"{label}: {status} ({dt:.2f} s, killed {killed})", flush=True)
+        after = f", {finished_first} killed after their end" if finished_first else ""
+        print(f"{label}: {status} ({dt:.2f} s, killed {killed}{after})", flush=True)
         if problems:
             print("  stderr: " + err[-2000:].replace("\n", "\n  "), flush=True)
         return not problems
@@ -432,11 +443,12 @@ class Runner:
                 extra += ["--fail-ranks", ",".join(map(str, victims)), "--fail-after", when]
             else:
                 kill = (ranks, victims, (0.8 if late else 0.05) if coordinator else 0.1)
-            res = self.run(self.command(LOOPS_APP, ranks, extra), kill, ranks)
+            app = LOOPS_APP_LONG if late else LOOPS_APP
+            res = self.run(self.command(app, ranks, extra), kill, ranks)
             label = (f"loops 3 {'async' if asynchronous else 'sync'} {mode} victims {victims} "
                      f"({'injection' if how.startswith('inject') else 'kill -9 from outside'}"
                      f"{', late' if late else ''})")
-            ok += self.check_completed(label, LOOPS_APP, ranks, res, victims)
+            ok += self.check_completed(label, app, ranks, res, victims)
             total += 1
         return ok, total
 
