@@ -251,6 +251,21 @@ TEST(SmartStealing, NoStealThatSavesLessThanATask) {
   EXPECT_GE(c->amount, 5);
 }
 
+TEST(SmartStealing, APreemptiveStealMustSaveATenthOfThePairsTime) {
+  // Rank 0 still holds 90 ms of tasks, rank 1 101.4 ms: balancing them
+  // saves ~5.7 ms, 5.6 % of the pair's time. A rank that ran dry
+  // (min_saving 0) steals; one that still holds tasks does not (issue 34:
+  // on 40 000 tasks of 2-8 us, A2WS made 300-600 such steals a run).
+  const std::vector<a2ws::PeerView> near{{900, 100e-6, 899}, {1300, 78e-6, 1299}};
+  EXPECT_TRUE(a2ws::select_victim(near, 0, 0.5, 0.0).has_value());
+  EXPECT_FALSE(a2ws::select_victim(near, 0, 0.5, a2ws::kPreemptiveMinSaving).has_value());
+  // 140 ms against 90 ms: a steal saves ~18 %, preemptive or not.
+  const std::vector<a2ws::PeerView> far{{900, 100e-6, 899}, {1800, 78e-6, 1799}};
+  const auto c = a2ws::select_victim(far, 0, 0.5, a2ws::kPreemptiveMinSaving);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_GE(c->amount, 100);
+}
+
 // ------------------------------------------------------- packed head/tail
 
 TEST(PackedDeque, EncodesHeadAndTakenInOneWord) {

@@ -74,7 +74,7 @@ class A2ws final : public st::Engine {
     for (;;) {
       publish(s, -1);
       s.runner.poll();  // news in, changes out (ring.exchange), items served
-      if (config_.preemptive && s.executed > 0) (void)steal(s);
+      if (config_.preemptive && s.executed > 0) (void)steal(s, kPreemptiveMinSaving);
       const std::int64_t id = s.deque.take();
       if (id < 0) {
         if (!steal_until_work(s)) return;
@@ -98,7 +98,8 @@ class A2ws final : public st::Engine {
   }
 
   // One steal decision and attempt (Algorithm 1, lines 4-8).
-  Outcome steal(State& s) const {
+  // `min_saving`: select_victim's (a2ws/smart.hpp).
+  Outcome steal(State& s, double min_saving = 0.0) const {
     // A rank that has not finished a task in `elapsed` is at most that fast
     // (§2.2.1) — counted from when the ranks could start on tasks. From
     // the loop's start it included the creation of the two windows (0.5 ms
@@ -111,7 +112,7 @@ class A2ws final : public st::Engine {
     for (PeerView& p : peers) p.task_time = estimated_task_time(p, elapsed);
     const std::optional<Choice> c =
         select_victim(peers, static_cast<std::size_t>(s.ring.layout().self_slot()),
-                      std::uniform_real_distribution<double>(0.0, 1.0)(s.rng));
+                      std::uniform_real_distribution<double>(0.0, 1.0)(s.rng), min_saving);
     if (!c) return Outcome::NoVictim;
     const int slot = static_cast<int>(c->victim);
     const int victim = s.ring.layout().rank_at(slot);

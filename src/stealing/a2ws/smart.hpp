@@ -88,7 +88,18 @@ struct Choice {
 /// candidates with amount < 1 drop out. `u` in [0, 1) draws among the
 /// candidates by weight (so that thieves spread over victims). nullopt: no
 /// steal helps.
-std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t self, double u);
+/// `min_saving`: a steal must also shorten the pair's run time by at least
+/// that fraction of it (saves_a_task); 0 for a rank whose deque is empty.
+std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t self, double u,
+                                    double min_saving = 0.0);
+
+/// min_saving of a preemptive steal (the thief still holds tasks): 10 % of
+/// the pair's run time. Task times measured a task at a time move by more
+/// than a task: on lb4mpi-pisolver --imbalance 30 (40 000 tasks of 2-8 us)
+/// A2WS at P = 2 made 300-600 preemptive steals per run, the overloaded
+/// rank taking back 11 000-31 000 iterations, and was slower than relayed
+/// stealing (issue 34). A rank that runs dry still steals whatever saves a task.
+inline constexpr double kPreemptiveMinSaving = 0.10;
 
 /// lb4mpi's guard on Eq. 7's pair-wise rounding: the largest d' <= d such
 /// that the thief, with n_i + d' tasks of time t_i, finishes no later than
@@ -105,6 +116,7 @@ std::int64_t worth_stealing(std::int64_t d, double n_i, double t_i, double rest_
 /// noise: without it, two ranks whose remaining times were equal within a
 /// task took 1-5 tasks from each other after every task, a steal (an atomic,
 /// a get, the items and the results) each time (issue 34).
-std::int64_t saves_a_task(std::int64_t d, const PeerView& thief, const PeerView& victim);
+/// With `min_saving` > 0, by at least that fraction of the pair's run time too.
+std::int64_t saves_a_task(std::int64_t d, const PeerView& thief, const PeerView& victim, double min_saving = 0.0);
 
 }  // namespace lb4mpi::a2ws

@@ -98,14 +98,16 @@ std::int64_t worth_stealing(std::int64_t d, double n_i, double t_i, double rest_
   return d;
 }
 
-std::int64_t saves_a_task(std::int64_t d, const PeerView& thief, const PeerView& victim) {
+std::int64_t saves_a_task(std::int64_t d, const PeerView& thief, const PeerView& victim, double min_saving) {
   if (d < 1) return d;
   const double before = std::max(thief.tasks * thief.task_time, victim.tasks * victim.task_time);
   const double after = pair_makespan(thief.tasks, thief.task_time, victim.tasks, victim.task_time, static_cast<double>(d));
-  return before - after >= std::min(thief.task_time, victim.task_time) ? d : 0;
+  const double needed = std::max(std::min(thief.task_time, victim.task_time), min_saving * before);
+  return before - after >= needed ? d : 0;
 }
 
-std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t self, double u) {
+std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t self, double u,
+                                    double min_saving) {
   const std::size_t m = peers.size();
   std::vector<double> n(m), t(m);
   double rest_tasks = 0.0, rest_speed = 0.0;
@@ -120,7 +122,8 @@ std::optional<Choice> select_victim(std::span<const PeerView> peers, std::size_t
   const PeerView& me = peers[self];
   const auto amount = [&](double s, std::size_t j) {
     const std::int64_t d = capped(round_rate(s, me.tasks, me.task_time, n[j], t[j]), peers[j]);
-    return saves_a_task(worth_stealing(d, me.tasks, me.task_time, rest_tasks, rest_speed), me, peers[j]);
+    return saves_a_task(worth_stealing(d, me.tasks, me.task_time, rest_tasks, rest_speed), me, peers[j],
+                        min_saving);
   };
   std::vector<Candidate> cands;
   // 1. Closest rate (Eq. 5 for the thief and for each victim).
