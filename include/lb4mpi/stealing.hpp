@@ -48,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "lb4mpi/options.hpp"
 #include "lb4mpi/report.hpp"
 #include "lb4mpi/stealing/data.hpp"
 #include "lb4mpi/stealing/figures.hpp"
@@ -106,6 +107,10 @@ struct LB4MPI_API StealOptions {
   /// Decentralized balancers (A2WS): radius R of the ring over which ranks
   /// share their progress (`002` §2.1; LB4MPI_A2WS_RADIUS, >= 1).
   int radius = 1;
+  /// How a rank waits for others (LB4MPI_WAIT, as for the other loops,
+  /// docs/OPTIONS.md): automatic blocks when the ranks on a node outnumber
+  /// its cores. Per rank; the ranks need not agree.
+  Wait wait = Wait::Auto;
   /// Decentralized balancers (A2WS): steal before running out, from the
   /// elapsed time (`002` §2.2.1; LB4MPI_A2WS_PREEMPTIVE, 0/1).
   bool preemptive = true;

@@ -10,6 +10,16 @@
 
 namespace lb4mpi::detail {
 
+rt::WaitPolicy wait_policy_of(Wait w) {
+  switch (w) {
+    case Wait::Spin: return rt::WaitPolicy::Spin;
+    case Wait::Yield: return rt::WaitPolicy::Yield;
+    case Wait::Block: return rt::WaitPolicy::Block;
+    case Wait::Auto: break;
+  }
+  return rt::WaitPolicy::Auto;
+}
+
 rt::ExecConfig exec_config(const Options& o, int rank) {
   rt::ExecConfig c;
   c.technique = o.technique;
@@ -25,12 +35,7 @@ rt::ExecConfig exec_config(const Options& o, int rank) {
       o.delay_ranks.empty() || std::find(o.delay_ranks.begin(), o.delay_ranks.end(), rank) != o.delay_ranks.end();
   c.delay_us = delayed && o.inject_delay_us > 0.0 ? o.inject_delay_us : 0.0;
   c.robust = o.robust;
-  switch (o.wait) {
-    case Wait::Auto: c.wait = rt::WaitPolicy::Auto; break;
-    case Wait::Spin: c.wait = rt::WaitPolicy::Spin; break;
-    case Wait::Yield: c.wait = rt::WaitPolicy::Yield; break;
-    case Wait::Block: c.wait = rt::WaitPolicy::Block; break;
-  }
+  c.wait = wait_policy_of(o.wait);
   c.robust_timeout = o.robust_timeout;
   const auto listed = [rank](const std::vector<int>& ranks) {
     return std::find(ranks.begin(), ranks.end(), rank) != ranks.end();

@@ -20,6 +20,9 @@ namespace lb4mpi::detail {
 /// The runtime's configuration of `o` on `rank` (which gets the injected delay or not).
 rt::ExecConfig exec_config(const Options& o, int rank);
 
+/// The runtime's wait policy for `w` (LB4MPI_WAIT): loops and owned loops.
+rt::WaitPolicy wait_policy_of(Wait w);
+
 /// The front end's state that lives as long as the process, in one place:
 /// what is numbered or reported once per process (was function-local statics).
 struct ProcessState {

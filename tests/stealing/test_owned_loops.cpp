@@ -15,6 +15,7 @@
 #include "lb4mpi/stealing.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/mpi.hpp"
+#include "runtime/waiting.hpp"
 #include "../runtime/mpi_check.hpp"
 
 namespace lb4mpi::test {
@@ -158,6 +159,22 @@ TEST(OwnedLoops, NoBalancingRunsOwnIterationsOnly) {
   EXPECT_EQ(o.report.successful_steals(), 0);
   for (int r = 0; r < p; ++r) {
     EXPECT_EQ(o.report.loop.ranks[static_cast<std::size_t>(r)].iterations, l.count[static_cast<std::size_t>(r)]);
+  }
+}
+
+// The owned loop's waits follow its wait policy (LB4MPI_WAIT, StealOptions::wait),
+// as every loop's do: before, they kept the last loop's policy, or Yield.
+TEST(OwnedLoops, WaitPolicyIsTheLoops) {
+  const int p = world_size();
+  const Layout l = layout(40 * p, skewed(p));
+  for (const auto& [wait, policy] : {std::pair{Wait::Block, rt::WaitPolicy::Block},
+                                     std::pair{Wait::Spin, rt::WaitPolicy::Spin},
+                                     std::pair{Wait::Yield, rt::WaitPolicy::Yield}}) {
+    StealOptions opt;
+    opt.wait = wait;
+    const Outcome o = run_arrays(l, opt, 5.0, 1.0);
+    expect_correct(o, l, std::string("wait ") + std::string(name(wait)));
+    EXPECT_EQ(rt::wait_policy(), policy) << name(wait);
   }
 }
 

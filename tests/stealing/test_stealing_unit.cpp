@@ -283,6 +283,20 @@ TEST(StealOptionsEnv, Table42Variables) {
     }
   }
   {
+    Env e;  // the wait policy, as for the other loops (per rank: not agreed)
+    e.set("LB4MPI_WAIT", "block");
+    EXPECT_EQ(StealOptions::from_env().wait, Wait::Block);
+    e.set("LB4MPI_WAIT", "nap");
+    try {
+      (void)StealOptions::from_env();
+      FAIL() << "LB4MPI_WAIT=nap was accepted";
+    } catch (const Error& x) {
+      EXPECT_NE(std::string(x.what()).find("LB4MPI_WAIT: unknown wait policy 'nap'; valid: auto, spin, yield, block"),
+                std::string::npos)
+          << x.what();
+    }
+  }
+  {
     Env e;
     e.set("LB4MPI_BALANCER", "a2ws");
     const StealOptions o = StealOptions::from_env();

@@ -180,6 +180,13 @@ StealOptions StealOptions::from_env(StealOptions o) {
     o.radius = integer("LB4MPI_A2WS_RADIUS", v, "valid: a ring radius >= 1");
     o.origin["radius"] = std::string("LB4MPI_A2WS_RADIUS=") + v;
   }
+  if (const char* v = env("LB4MPI_WAIT")) {
+    try {
+      o.wait = parse_wait(v);
+    } catch (const Error& e) {
+      throw Error(std::string("LB4MPI_WAIT: ") + e.what());
+    }
+  }
   if (const char* v = env("LB4MPI_A2WS_PREEMPTIVE")) {
     o.preemptive = flag("LB4MPI_A2WS_PREEMPTIVE", v);
     o.origin["preemptive"] = std::string("LB4MPI_A2WS_PREEMPTIVE=") + v;

@@ -13,6 +13,7 @@
 #include "runtime/mpi.hpp"
 #include "stealing/engine.hpp"
 #include "runtime/nodes.hpp"
+#include "runtime/waiting.hpp"
 #include "trace/recorder.hpp"
 #include "writers.hpp"  // src/trace: the iteration CSV writer
 
@@ -166,7 +167,10 @@ StealReport report_of(const std::vector<Figures>& all, const std::vector<st::Ran
 }  // namespace
 
 StealReport run_owned_loop(const OwnedLoopArgs& a, const StealOptions& options) {
-  rt::Channel& channel = rt::private_channel(a.comm, 0);
+  rt::Channel& channel = rt::private_channel(a.comm, 0);  // finds the node's ranks and cores
+  // The owned loop's waits (a thief's, its end's) follow LB4MPI_WAIT too;
+  // they kept the policy of the last loop, or Yield, whatever the node.
+  rt::set_wait_policy(detail::wait_policy_of(options.wait));
   const MPI_Comm comm = channel.comm;
   int rank = 0, ranks = 1;
   rt::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
