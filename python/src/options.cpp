@@ -153,6 +153,11 @@ attributes of their own.)");
       "The execution model: centralized (cca), distributed (dca), distributed-rma (dca-rma) or hierarchical "
       "(hier: nodes, then ranks inside a node).");
   text_field(
+      c, "wait", [](Options& o) { return std::string(name(o.wait)); },
+      [](Options& o, const std::string& v) { o.wait = parse_wait(v); }, "str",
+      "How a rank waits for another (LB4MPI_WAIT): auto, spin, yield or block; auto blocks when the ranks "
+      "on a node outnumber its cores.");
+  text_field(
       c, "node_technique", [](Options& o) { return std::string(name(o.node_technique)); },
       [](Options& o, const std::string& v) { o.node_technique = parse_technique(v); }, "str",
       "Hierarchical mode: the technique inside a node (technique schedules between nodes).");

@@ -75,6 +75,16 @@ def test_ranks_that_disagree_all_fail_alike(comm):
     assert_once_each(comm, hits, "after the disagreement")
 
 
+def test_the_wait_policy_by_name(comm, monkeypatch):
+    report, hits = run_covering(comm, 0, 300, technique="SS", wait="block")
+    assert_once_each(comm, hits, "wait=block")
+    assert lb4mpi.Options(wait="Yield").wait == "yield"
+    with pytest.raises(lb4mpi.Error, match="unknown wait policy 'nap'; valid: auto, spin, yield, block"):
+        lb4mpi.Options(wait="nap")
+    monkeypatch.setenv("LB4MPI_WAIT", "spin")
+    assert lb4mpi.Options.from_env().wait == "spin"
+
+
 def test_variables_are_read_and_keywords_win(comm, monkeypatch):
     monkeypatch.setenv("LB4MPI_SCHEDULING", "TSS")
     monkeypatch.setenv("LB4MPI_MODE", "dca")
