@@ -55,6 +55,26 @@ void bind_loop_set(py::module_& m);
 /// callback must not unwind through the runtime's protocol, nor leave the
 /// other ranks waiting for this one: it is kept here (later commits are not
 /// called) and finish() raises it, once the loop completed on every rank.
+/// Calls `use(const void* data, std::size_t bytes)` on the bytes of `data`,
+/// any object with the buffer protocol (bytes, bytearray, memoryview, a
+/// contiguous NumPy array), read in place: Loop.result and LoopSet.result.
+template <class Use>
+void with_buffer(py::handle data, Use&& use) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+  try {
+    use(static_cast<const void*>(view.buf), static_cast<std::size_t>(view.len));
+  } catch (...) {
+    PyBuffer_Release(&view);
+    throw;
+  }
+  PyBuffer_Release(&view);
+}
+
+/// A commit callback from Python (callable or None): the CommitSink to keep,
+/// null for None; a type error for anything else.
+std::shared_ptr<class CommitSink> commit_sink(const py::object& commit);
+
 class CommitSink {
  public:
   explicit CommitSink(py::function commit) : commit_(std::move(commit)) {}

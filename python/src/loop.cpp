@@ -67,26 +67,22 @@ void PyLoop::end_chunk() {
   }
 }
 
+std::shared_ptr<CommitSink> commit_sink(const py::object& commit) {
+  if (commit.is_none()) return nullptr;
+  if (!PyCallable_Check(commit.ptr())) throw py::type_error("lb4mpi: on_commit wants a callable or None");
+  return std::make_shared<CommitSink>(commit.cast<py::function>());
+}
+
 void PyLoop::result(py::handle data) {
-  Py_buffer view;
-  if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
-  try {
-    loop_->result(view.buf, static_cast<std::size_t>(view.len));
-  } catch (...) {
-    PyBuffer_Release(&view);
-    throw;
-  }
-  PyBuffer_Release(&view);
+  with_buffer(data, [this](const void* bytes, std::size_t n) { loop_->result(bytes, n); });
 }
 
 void PyLoop::on_commit(py::object commit) {
-  if (commit.is_none()) {
-    sink_.reset();
+  sink_ = commit_sink(commit);
+  if (!sink_) {
     loop_->on_commit(nullptr);
     return;
   }
-  if (!PyCallable_Check(commit.ptr())) throw py::type_error("lb4mpi: on_commit wants a callable or None");
-  sink_ = std::make_shared<CommitSink>(commit.cast<py::function>());
   loop_->on_commit([sink = sink_](Chunk piece, const std::byte* data, std::size_t bytes) {
     (*sink)(piece, data, bytes);
   });

@@ -43,7 +43,7 @@ std::vector<LoopSpec> specs_from(const py::iterable& loops, const Options& defau
 
 class PyLoopSet {
  public:
-  PyLoopSet(py::object comm, const std::vector<LoopSpec>& specs) : comm_(std::move(comm)) {
+  PyLoopSet(py::object comm, const std::vector<LoopSpec>& specs) : comm_(std::move(comm)), sinks_(specs.size()) {
     const MPI_Comm c = communicator(comm_);
     py::gil_scoped_release nogil;
     set_ = std::make_unique<LoopSet>(c, specs);
@@ -91,9 +91,28 @@ class PyLoopSet {
     py::gil_scoped_release nogil;
     return set_->terminated();
   }
+  void result(py::handle data) {
+    with_buffer(data, [this](const void* bytes, std::size_t n) { set_->result(bytes, n); });
+  }
+  void on_commit(int l, py::object commit) {
+    check(l);
+    std::shared_ptr<CommitSink>& sink = sinks_[static_cast<std::size_t>(l)];
+    sink = commit_sink(commit);
+    if (!sink) {
+      set_->on_commit(l, nullptr);
+      return;
+    }
+    set_->on_commit(l, [s = sink](Chunk piece, const std::byte* data, std::size_t bytes) { (*s)(piece, data, bytes); });
+  }
   std::vector<Report> finish() {
-    py::gil_scoped_release nogil;
-    return set_->finish();
+    std::vector<Report> reports;
+    {
+      py::gil_scoped_release nogil;
+      reports = set_->finish();
+    }
+    for (const std::shared_ptr<CommitSink>& sink : sinks_)
+      if (sink) sink->raise_pending();
+    return reports;
   }
   void restart(const std::vector<std::pair<Index, Index>>& ranges) {
     py::gil_scoped_release nogil;
@@ -109,6 +128,7 @@ class PyLoopSet {
   }
 
   py::object comm_;
+  std::vector<std::shared_ptr<CommitSink>> sinks_;  // declared before set_: outlive it
   std::unique_ptr<LoopSet> set_;
 };
 
@@ -161,6 +181,13 @@ Arguments:
       .def("next", &PyLoopSet::next_of, py::arg("loop"),
            "(begin, end) of the next piece of loop `loop`, or None when it has none right now (or is done).")
       .def("end_chunk", &PyLoopSet::end_chunk, "Ends the current piece without asking for another (optional).")
+      .def("result", &PyLoopSet::result, py::arg("data"),
+           "The current piece's result (any object with the buffer protocol, read in place): it travels with "
+           "the piece's completion and is committed once, by on_commit of its loop (robust mode: on the final "
+           "coordinator).")
+      .def("on_commit", &PyLoopSet::on_commit, py::arg("loop"), py::arg("commit"),
+           "commit(begin, end, data: bytes) for each committed piece of loop `loop` (None: none), where the "
+           "loop commits; an exception it raises is raised by finish().")
       .def("done", &PyLoopSet::done, py::arg("loop"), "Whether loop `loop` is done for this rank.")
       .def("terminated", &PyLoopSet::terminated, "True when every loop is done for this rank.")
       .def("finish", &PyLoopSet::finish, "Collective: one Report per loop, on every rank.")

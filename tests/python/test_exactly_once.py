@@ -128,6 +128,33 @@ def test_loop_set_runs_every_loop_once(comm):
             assert_once_each(comm, hits[loop], f"LoopSet loop {loop} (targeted={targeted})")
 
 
+@pytest.mark.parametrize("robust", [False, True])
+def test_loop_set_results_commit_once_per_loop(comm, robust):
+    """LoopSet.result / on_commit(l, ...): each loop's pieces committed once, by that loop's callback."""
+    sizes = [1500, 700]
+    committed = [np.zeros(n, dtype=np.int64) for n in sizes]
+
+    def committer(loop):
+        def commit(begin, end, data):
+            l, b, e = np.frombuffer(data, dtype=np.int64)
+            assert (l, b, e) == (loop, begin, end)
+            committed[loop][begin:end] += 1
+        return commit
+
+    s = lb4mpi.LoopSet(comm, [(0, sizes[0]), (0, sizes[1], {"technique": "SS"})], technique="GSS",
+                       robust=robust, robust_timeout=60)
+    for loop in range(len(s)):
+        s.on_commit(loop, committer(loop))
+    for loop, begin, end in s:
+        s.result(np.array([loop, begin, end], dtype=np.int64))
+    reports = s.finish()
+    for loop in range(len(s)):
+        assert_once_each(comm, committed[loop], f"LoopSet.result loop {loop} (robust={robust})")
+    assert all(r.robust == robust for r in reports)
+    with pytest.raises(IndexError):
+        s.on_commit(2, None)
+
+
 @pytest.mark.parametrize("asynchronous", [True, False])
 def test_run_loops_runs_every_loop_once(comm, asynchronous):
     hits = [np.zeros(800, dtype=np.int64), np.zeros(1300, dtype=np.int64)]
