@@ -145,10 +145,10 @@ def draw(rng, robust_available):
     # the other draws of a seed. The driver says whether its lb4mpi has robust
     # mode (lb4mpi-stress-case --features); stress.sh passes --robust then.
     # STATIC cannot be robust (`004`; asking for it is an error). Robust mode
-    # runs one loop at a time (drive loop: a LoopSet is not robust), in all
-    # three modes and with every other technique, those without a closed form
-    # in distributed and distributed-rma mode too (docs/ROBUST.md).
-    robust = rng.random() < 0.6 and robust_available and "STATIC" not in used and drive == "loop"
+    # runs in every drive (a LoopSet too: its loops commit their results), in
+    # all three modes and with every other technique, those without a closed
+    # form in distributed and distributed-rma mode too (docs/ROBUST.md).
+    robust = rng.random() < 0.6 and robust_available and "STATIC" not in used
     # ------------------------------------------------------------------------------
 
     # Per-iteration work: a few ns to a few us, less for long runs.

@@ -352,6 +352,18 @@ int run(int argc, char** argv) {
     counts.mine.assign(static_cast<std::size_t>(k), 0);
   };
 
+  // Robust mode: a commit callback of loop l that counts what it commits.
+  auto count_commits = [&counts, &specs](int l) {
+    return [&counts, &specs, l](Chunk piece, const std::byte*, std::size_t) {
+      const Index first = specs[static_cast<std::size_t>(l)].first;
+      auto& committed = counts.committed[static_cast<std::size_t>(l)];
+      for (Index i = piece.begin; i < piece.end(); ++i) {
+        const auto at = static_cast<std::size_t>(i - first);
+        if (i >= first && at < committed.size()) ++committed[at];
+      }
+    };
+  };
+
   Checker checker{rank, size, robust};
   auto check_all = [&](const std::vector<lb4mpi::Report>& reports) {
     for (int l = 0; l < k; ++l) {
@@ -377,16 +389,7 @@ int run(int argc, char** argv) {
         auto& obj = objs[static_cast<std::size_t>(l)];
         if (!obj) {
           obj.emplace(MPI_COMM_WORLD, s.first, s.last, s.options);
-          if (robust) {
-            obj->on_commit([&counts, &specs, l](Chunk piece, const std::byte*, std::size_t) {
-              const Index first = specs[static_cast<std::size_t>(l)].first;
-              auto& committed = counts.committed[static_cast<std::size_t>(l)];
-              for (Index i = piece.begin; i < piece.end(); ++i) {
-                const auto at = static_cast<std::size_t>(i - first);
-                if (i >= first && at < committed.size()) ++committed[at];
-              }
-            });
-          }
+          if (robust) obj->on_commit(count_commits(l));
         } else {
           obj->restart(s.first, s.last);
         }
@@ -411,15 +414,23 @@ int run(int argc, char** argv) {
       reset();
       if (!set) {
         set.emplace(MPI_COMM_WORLD, specs);
+        if (robust) {
+          for (int l = 0; l < k; ++l) set->on_commit(l, count_commits(l));
+        }
       } else {
         set->restart(ranges);
       }
+      // Robust mode: results travel with each piece and are committed once.
+      const auto run = [&](int l, Chunk c) {
+        body(l, c);
+        if (robust) set->result(std::uint8_t{1});
+      };
       if (drive == "any") {
-        while (auto p = set->next()) body(p->loop, p->chunk);
+        while (auto p = set->next()) run(p->loop, p->chunk);
       } else {
         while (!set->terminated()) {
           for (int l = 0; l < k; ++l) {
-            if (auto c = set->next(l)) body(l, *c);
+            if (auto c = set->next(l)) run(l, *c);
           }
         }
       }
