@@ -79,18 +79,16 @@ EXPECTED_STDERR = [
     re.compile(r"^\S+ \[rank \d+\]: loop started$"),
     re.compile(r"^lb4mpi: failure injection: rank \d+ stops now \((SIGKILL|exit), LB4MPI_FAIL_RANKS\)$"),
     re.compile(r"^lb4mpi-\S+: \d+ ranks? on \d+ hosts?: .*$"),  # rank 0's ranks per host (apps/README.md)
-    re.compile(r"^\[[^]]+\] PMIX ERROR: BAD-PARAM in file .*pmix_event_notification\.c at line \d+$"),
-    re.compile(r"^\[[^]]+\] PMIX ERROR: UNREACHABLE in file .*pmix_server\.c at line \d+$"),  # a killed rank's PMIx peer
-    # Open MPI's shared-memory transport reading a message from a rank killed meanwhile (ESRCH)
-    re.compile(r"^\[[^]]+\] Read -1, expected \d+, errno = 3$"),
-]
+]  # and OPEN_MPI_NOTICES, below
 INJECTED = re.compile(r"failure injection: rank (\d+) stops now")
 
 
-# Open MPI's notices come from other processes than the ranks' lines and can
-# land in the middle of one ("lb4mpi-mandelbrot" + notice + newline + ": 4
-# ranks on 1 host ..."): they are taken out wherever they stand before the
-# lines are judged.
+# Open MPI's notices about a killed rank: its PMIx peer's (BAD-PARAM,
+# UNREACHABLE), and the shared-memory transport reading a message from a rank
+# killed meanwhile (ESRCH). They come from other processes than the ranks'
+# lines and can land in the middle of one ("lb4mpi-mandelbrot" + notice +
+# newline + ": 4 ranks on 1 host ..."): they are taken out wherever they
+# stand before the lines are judged.
 OPEN_MPI_NOTICES = re.compile(
     r"\[[^]\n]+\] (PMIX ERROR: (BAD-PARAM|UNREACHABLE) in file \S+ at line \d+|Read -1, expected \d+, errno = 3)\n?")
 
