@@ -79,6 +79,20 @@ std::int64_t RmaWindow::fetch_op(int slot, std::int64_t value, MPI_Op op) {
   return old;
 }
 
+std::int64_t RmaWindow::read(int slot) {
+  const int coord = ctx_.config.coordinator;
+  std::int64_t value = 0;
+  if (!ctx_.bounded()) {
+    check_mpi(MPI_Get(&value, 1, MPI_INT64_T, coord, slot, 1, MPI_INT64_T, win_), "MPI_Get");
+    check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
+    return value;
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  check_mpi(MPI_Rget(&value, 1, MPI_INT64_T, coord, slot, 1, MPI_INT64_T, win_, &r), "MPI_Rget");
+  complete(r, "MPI_Rget");
+  return value;
+}
+
 void RmaWindow::read(int slot, std::int64_t* out, int count) {
   const int coord = ctx_.config.coordinator;
   MPI_Request r = MPI_REQUEST_NULL;

@@ -45,7 +45,16 @@ class RmaWindow {
   std::int64_t fetch_op(int slot, std::int64_t value, MPI_Op op);
   std::int64_t fetch_add(int slot, std::int64_t value) { return fetch_op(slot, value, MPI_SUM); }
   std::int64_t swap(int slot, std::int64_t value) { return fetch_op(slot, value, MPI_REPLACE); }
-  std::int64_t read(int slot) { return fetch_op(slot, 0, MPI_NO_OP); }
+  /// The int64 at `slot`, by a plain get, not an atomic: for the words
+  /// ranks poll (a flag, a counter, a version), which are only ever set
+  /// whole, so the value read is the old or the new one. Why not an atomic:
+  /// Open MPI's shared-memory and RDMA windows carry out every atomic
+  /// (also MPI_NO_OP's fetch) under a lock in the target's memory, and a
+  /// rank killed while it holds that lock leaves it held: every later atomic
+  /// on the window, the coordinator's own included, spins for ever. A rank
+  /// that waits polls, so polling with atomics made such a death likely
+  /// (docs/ROBUST.md, "What robust mode cannot survive").
+  std::int64_t read(int slot);
   /// `count` int64 from `slot` on, each read atomically.
   void read(int slot, std::int64_t* out, int count);
   /// `count` int64 to `slot` on, each written atomically (the coordinator's
