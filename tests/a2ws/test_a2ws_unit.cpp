@@ -233,6 +233,27 @@ TEST(HeldWork, TheOverloadedRankDoesNotSteal) {
   EXPECT_TRUE(a2ws::select_victim(std::vector<a2ws::PeerView>{mean_of_all_it_ran, rank1}, 0, 0.5).has_value());
 }
 
+TEST(HeldWork, ASlowStartFades) {
+  // A rank's first 70 tasks ran at 297 us, the next 400 at their steady
+  // 111 us (pisolver at P = 2, the erratic round of issue 34: the cumulative
+  // mean still said 135 us, and a thief stole for work that was not there).
+  a2ws::HeldWork h(2, 0, 1000);
+  for (int k = 0; k < 470; ++k) {
+    h.take(0);
+    h.ran(0, k < 70 ? 297e-6 : 111e-6);
+  }
+  const double cumulative = (70 * 297e-6 + 400 * 111e-6) / 470;
+  EXPECT_GT(cumulative, 1.2 * 111e-6);
+  EXPECT_LT(h.time_of(0), 1.03 * 111e-6);
+  EXPECT_GT(h.time_of(0), 111e-6);
+  // One preempted task (5 ms) moves the steady mean by a small fraction.
+  h.ran(0, 5e-3);
+  EXPECT_LT(h.time_of(0), 111e-6 + 5e-3 / 64 + 1e-9);
+  // The fallback for an owner never run here follows the same recent mean.
+  EXPECT_DOUBLE_EQ(h.time_of(1), h.time_of(0));
+  EXPECT_NEAR(h.view(530, -1).task_time, h.time_of(0), 1e-12);
+}
+
 TEST(SmartStealing, NoStealThatSavesLessThanATask) {
   // Rank 0 needs 90 000 us (900 tasks of 100 us), rank 1 90 150 us (1150
   // tasks of 78.4 us): Eq. 7 rounds Eq. 10's 0.84 up to one task, which

@@ -27,7 +27,8 @@ class HeldWork {
   HeldWork(int ranks, int self, std::int64_t own_tasks);
   /// A task of `owner` left the deque to run here.
   void take(int owner);
-  /// It ran in `seconds`.
+  /// It ran in `seconds` (the time per task of an owner is the mean over
+  /// its recent tasks here: older ones weigh less, held_work.cpp).
   void ran(int owner, double seconds);
   /// A stolen task of `owner` entered the deque; `victim_time`: the
   /// victim's published time per task (0: not measured yet).
@@ -54,6 +55,7 @@ class HeldWork {
   std::vector<Owner> owners_;  // by rank
   std::vector<int> order_;     // other owners with tasks taken in, oldest first
   int self_;
+  std::int64_t held_ = 0;  // the sum of owners_[].held
   std::int64_t ran_ = 0;
   double seconds_ = 0.0;
 };

@@ -6,37 +6,59 @@
 namespace lb4mpi::a2ws {
 
 HeldWork::HeldWork(int ranks, int self, std::int64_t own_tasks)
-    : owners_(static_cast<std::size_t>(ranks)), self_(self) {
+    : owners_(static_cast<std::size_t>(ranks)), self_(self), held_(own_tasks) {
   owners_[static_cast<std::size_t>(self)].held = own_tasks;
 }
 
+namespace {
+
+// A mean over the recent tasks: once `ran` reaches twice kRecentTasks, both
+// sums are halved (the mean stays, older tasks weigh half as much). A start
+// that ran slow (caches, page faults, a peer still setting up: on 2 ranks of
+// pisolver the first 8 ms ran the heavy tasks at 2.7 times their steady
+// time) then fades within a few hundred tasks instead of lasting the loop,
+// while one task's noise (a preemption) moves the mean by 1/64 at most.
+constexpr std::int64_t kRecentTasks = 64;
+
+void add_recent(std::int64_t& ran, double& seconds, double task) {
+  if (ran >= 2 * kRecentTasks) {
+    ran /= 2;
+    seconds /= 2.0;
+  }
+  ++ran;
+  seconds += task;
+}
+
+}  // namespace
+
 void HeldWork::take(int owner) {
   Owner& o = owners_[static_cast<std::size_t>(owner)];
-  o.held = std::max<std::int64_t>(0, o.held - 1);
+  if (o.held > 0) {
+    --o.held;
+    --held_;
+  }
 }
 
 void HeldWork::ran(int owner, double seconds) {
   Owner& o = owners_[static_cast<std::size_t>(owner)];
-  ++o.ran;
-  o.seconds += seconds;
-  ++ran_;
-  seconds_ += seconds;
+  add_recent(o.ran, o.seconds, seconds);
+  add_recent(ran_, seconds_, seconds);
 }
 
 void HeldWork::took_in(int owner, double victim_time) {
   Owner& o = owners_[static_cast<std::size_t>(owner)];
   if (owner != self_ && std::find(order_.begin(), order_.end(), owner) == order_.end()) order_.push_back(owner);
   ++o.held;
+  ++held_;
   if (victim_time > 0.0) o.reference = victim_time;
 }
 
 void HeldWork::sync(std::int64_t held) {
-  std::int64_t total = 0;
-  for (const Owner& o : owners_) total += o.held;
-  std::int64_t excess = total - std::max<std::int64_t>(0, held);
-  const auto drop = [&excess](Owner& o) {
+  std::int64_t excess = held_ - std::max<std::int64_t>(0, held);
+  const auto drop = [this, &excess](Owner& o) {
     const std::int64_t d = std::min(excess, o.held);
     o.held -= d;
+    held_ -= d;
     excess -= d;
   };
   if (excess <= 0) return;
