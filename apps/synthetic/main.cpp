@@ -99,6 +99,9 @@ int run(apps::AppContext& ctx, int argc, char** argv) {
     summary["lower_bound_s"] = b.lower_bound_s;
     summary["t_par_over_bound"] =
         summary["t_par_s"].get<double>() / (static_cast<double>(steps.size()) * b.lower_bound_s);
+    const double greedy = syn::greedy_makespan_s(params, n, ctx.size());
+    summary["greedy_makespan_s"] = greedy;
+    summary["t_par_over_greedy"] = summary["t_par_s"].get<double>() / (static_cast<double>(steps.size()) * greedy);
     summary["total_time_s"] = b.total_s;
     summary["max_time_s"] = b.max_s;
     for (auto& s : summary["steps"])

@@ -4,7 +4,10 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <numbers>
+#include <queue>
+#include <vector>
 
 #include "../common/mix.hpp"
 #include "../common/timing.hpp"
@@ -151,6 +154,21 @@ Bound lower_bound(const Params& p, Index n, int ranks) {
   b.max_s = static_cast<double>(max_ns) * 1e-9;
   b.lower_bound_s = std::max(b.total_s / std::max(ranks, 1), b.max_s);
   return b;
+}
+
+double greedy_makespan_s(const Params& p, Index n, int ranks) {
+  // The ranks' finish times in a min-heap: the next iteration goes to the
+  // rank free first.
+  std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> free_at;
+  for (int r = 0; r < std::max(ranks, 1); ++r) free_at.push(0);
+  std::int64_t end = 0;
+  for (Index i = 0; i < n; ++i) {
+    const std::int64_t t = free_at.top() + iteration_time_ns(p, i);
+    free_at.pop();
+    free_at.push(t);
+    end = std::max(end, t);
+  }
+  return static_cast<double>(end) * 1e-9;
 }
 
 }  // namespace lb4mpi::apps::synthetic

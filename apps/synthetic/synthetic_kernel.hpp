@@ -60,4 +60,13 @@ struct Bound {
 /// The lower bound of any schedule of iterations [0, n) on `ranks` ranks.
 Bound lower_bound(const Params& p, Index n, int ranks);
 
+/// The run time of the best a self-scheduler can do without knowing the
+/// iterations' times [s]: iterations handed out one at a time, in order, to
+/// the rank that is free first, at no cost (a greedy list schedule: SS with
+/// free scheduling). Above lower_bound by about (H_P - 1) x the time a rank
+/// still needs for its last iteration when the loop runs out (H_P: the P-th
+/// harmonic number; for exponential times, the mean time): the reference a
+/// dynamic technique is measured against when the bound itself cannot be met.
+double greedy_makespan_s(const Params& p, Index n, int ranks);
+
 }  // namespace lb4mpi::apps::synthetic

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ostream>
@@ -86,6 +87,25 @@ TEST(Synthetic, PureFunctionOfSeedAndIndex) {
   for (lb4mpi::Index i = 0; i < 1000; ++i)
     same += syn::iteration_time_ns(p, i) == forward[static_cast<std::size_t>(i)];
   EXPECT_LT(same, 10);
+}
+
+TEST(Synthetic, GreedyMakespan) {
+  syn::Params p;  // constant 100 us: 10 iterations on 4 ranks end after 3
+  EXPECT_NEAR(syn::greedy_makespan_s(p, 10, 4), 3e-4, 1e-12);
+  EXPECT_NEAR(syn::greedy_makespan_s(p, 8, 4), 2e-4, 1e-12);
+  // Gamma times on 3 ranks against a list schedule written here (the next
+  // iteration to the rank free first).
+  p.distribution = syn::Distribution::Gamma;
+  p.cov = 1.0;
+  std::vector<std::int64_t> t;
+  for (lb4mpi::Index i = 0; i < 2000; ++i) t.push_back(syn::iteration_time_ns(p, i));
+  std::vector<std::int64_t> free_at(3, 0);
+  for (std::int64_t x : t) *std::min_element(free_at.begin(), free_at.end()) += x;
+  const double expect = 1e-9 * static_cast<double>(*std::max_element(free_at.begin(), free_at.end()));
+  EXPECT_NEAR(syn::greedy_makespan_s(p, 2000, 3), expect, 1e-12);
+  // Exponential times on many ranks: above the bound by about (H_P - 1) means.
+  const auto b = syn::lower_bound(p, 2000, 3);
+  EXPECT_GE(syn::greedy_makespan_s(p, 2000, 3), b.lower_bound_s);
 }
 
 TEST(Synthetic, LowerBound) {
