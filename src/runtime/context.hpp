@@ -64,6 +64,15 @@ class Meter {
   void idle(double t0, double t1) {
     if (whole_) overhead -= t1 - t0;
   }
+  /// Hierarchical mode: a global chunk [begin, begin + size) (relative to the
+  /// loop's first iteration) came for this leader's node, obtained from t0
+  /// to t1 (clock_now). Seen by the observer only.
+  void node_chunk(Index begin, Index size, double t0, double t1) const {
+    if (observer_ != nullptr) {
+      observer_->node_chunk(first + begin, size, t0 - observer_->origin(), t1 - observer_->origin());
+    }
+  }
+  [[nodiscard]] bool observed() const { return observer_ != nullptr; }
   /// [t0, t1] went to serving other ranks (a coordinator): handling requests.
   void served(double t0, double t1) {
     if (first_read_ < 0.0 || t0 < first_read_) first_read_ = t0;  // t0 may come from the progress engine
@@ -73,6 +82,7 @@ class Meter {
   }
 
   Index calculations = 0;
+  Index first = 0;  ///< the loop's first iteration (absolute), for the observer
   double overhead = 0.0;
   double serve_time = 0.0;
 

@@ -144,6 +144,7 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
   slowed_ = ctx_->config.slow_factor > 1.0 && step_ >= ctx_->config.slow_from;
   timed_ = fb_->timed() || observer_ != nullptr || slowed_;
   meter_->reset(timed_, ctx_->config.delay_us, observer_);
+  meter_->first = first;
   if (!sched_) sched_ = make_scheduler(*ctx_, *fb_);
   if (observer_ != nullptr) observer_->begin(step_, n_, ctx_->size);
   started_ = true;

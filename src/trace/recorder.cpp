@@ -54,22 +54,23 @@ void Recorder::begin(std::int32_t step, Index n, int p) {
   if (records_.capacity() < want) records_.reserve(want);
 }
 
-TraceRecord Recorder::record(std::int32_t kind) const {
+TraceRecord Recorder::record(std::int32_t kind, std::int64_t start, Index size, double t_request,
+                             double t_begin) const {
   TraceRecord r;
   r.kind = kind;
   r.rank = rank_;
   r.loop = loop_;
   r.step = step_;
-  return r;
-}
-
-void Recorder::chunk(std::int64_t start, Index size, double t_request, double t_begin) {
-  TraceRecord r = record(kTraceChunk);
   r.start = start;
   r.size = size;
   r.t_request = t_request;
   r.t_begin = t_begin;
   r.t_end = t_begin;
+  return r;
+}
+
+void Recorder::chunk(std::int64_t start, Index size, double t_request, double t_begin) {
+  const TraceRecord r = record(kTraceChunk, start, size, t_request, t_begin);
   current_ = records_.size();
   run_ = current_;
   records_.push_back(r);
@@ -82,22 +83,24 @@ void Recorder::piece(double t_begin, double t_end, bool resumed) {
   } else {
     // Another loop's piece ran since this chunk's last piece: a new run.
     const TraceRecord& c = records_[current_];
-    TraceRecord r = record(kTraceContinuation);
-    r.start = c.start;
-    r.size = c.size;
-    r.t_request = t_begin;
-    r.t_begin = t_begin;
+    TraceRecord r = record(kTraceContinuation, c.start, c.size, t_begin, t_begin);
     r.t_end = t_end;
     run_ = records_.size();
     records_.push_back(r);
   }
 }
 
+void Recorder::node_chunk(std::int64_t start, Index size, double t_request, double t_begin) {
+  if (!trace_) return;
+  const TraceRecord r = record(kTraceGlobal, start, size, t_request, t_begin);
+  if (global_ != kNone) records_[global_].t_end = t_begin;
+  global_ = records_.size();
+  records_.push_back(r);
+}
+
 void Recorder::serve(double t0, double t1) {
   if (!trace_) return;
-  TraceRecord r = record(kTraceServe);
-  r.t_request = t0;
-  r.t_begin = t0;
+  TraceRecord r = record(kTraceServe, 0, 0, t0, t0);
   r.t_end = t1;
   records_.push_back(r);
 }
@@ -108,6 +111,9 @@ std::string Recorder::flush(MPI_Comm comm, int rank, Technique technique, Mode m
     ~ClearAtExit() { r.clear(); }
   } clear_at_exit{*this};
   std::string error;  // this rank's: the gather (every rank), a trace file (rank 0), its CSV
+  if (global_ != kNone) {  // the last global chunk lasts to the leader's end
+    for (const TraceRecord& r : records_) records_[global_].t_end = std::max(records_[global_].t_end, r.t_end);
+  }
   if (trace_) {
     std::vector<TraceRecord> all;
     error = gather_records(comm, rank, records_, all);

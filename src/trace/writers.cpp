@@ -17,6 +17,10 @@
 namespace lb4mpi::trace {
 namespace {
 
+// The Chrome trace's track (tid) of a leader's global chunks: below every
+// rank's own track (hierarchical mode).
+constexpr int kGlobalTrack = 1 << 20;
+
 // What rank 0 has written to a JSON trace file in this process: each
 // execution's events are appended (the first write of a process replaces
 // the file), and the file stays one valid document: its closing "]}" is
@@ -122,6 +126,21 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
     std::fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}", r, r);
   }
   tf.ranks_named = std::max(tf.ranks_named, max_rank + 1);
+  // Hierarchical mode: each leader's global chunks on a track of their own,
+  // below the ranks (named again with every execution that has some).
+  std::vector<int> leaders;
+  for (const Stored& s : all) {
+    if (s.r.kind == kTraceGlobal && std::find(leaders.begin(), leaders.end(), s.r.rank) == leaders.end()) {
+      leaders.push_back(s.r.rank);
+    }
+  }
+  for (int r : leaders) {
+    sep();
+    std::fprintf(f,
+                 "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"node of rank %d: "
+                 "global chunks\"}}",
+                 kGlobalTrack + r, r);
+  }
   if (!selection.empty() && !all.empty()) {  // automatic selection: which technique this execution ran, and why
     double t0 = all.front().r.t_begin;
     for (const Stored& s : all) t0 = std::min(t0, s.r.t_begin);
@@ -143,7 +162,7 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
     // {"name":…,"cat":…,"ph":"X","pid":0,"tid":rank,"ts":…,"dur":…,"args":{"loop":…,"step":…
     const auto head = [&](const std::string& event, const char* cat) {
       std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", event.c_str(), cat,
-                   r.rank);
+                   r.kind == kTraceGlobal ? kGlobalTrack + r.rank : r.rank);
       print_us(f, ts);
       std::fprintf(f, ",\"dur\":");
       print_us(f, dur);
@@ -164,6 +183,11 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
         head(loop_name + " (continued)", "continuation");
         chunk_args();
         std::fprintf(f, ",\"continued\":true}}");
+        break;
+      case kTraceGlobal:  // the duration: obtaining it
+        head(loop_name + " global chunk", "global");
+        chunk_args();
+        std::fprintf(f, ",\"obtain_us\":%.3f}}", (r.t_begin - r.t_request) * 1e6);
         break;
       default:
         head("serve requests", "serve");
@@ -191,6 +215,8 @@ const char* kind_name(std::int32_t kind) {
       return "chunk";
     case kTraceContinuation:
       return "continuation";
+    case kTraceGlobal:
+      return "global";
     default:
       return "serve";
   }

@@ -3,6 +3,12 @@
 // has even nodes, uneven ones and (4 ranks as 3 + 1) a node of one rank.
 // Every case checks that each iteration ran exactly once (a bitmap summed
 // over the ranks).
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -131,6 +137,77 @@ TEST(Hierarchical, AutoBetweenNodes) {
     EXPECT_EQ(loop.finish().iterations(), n);
   }
   EXPECT_EQ(not_run(local, steps), 0);
+}
+
+// The trace shows both levels: each leader's global chunks ("global"
+// records, absolute indices) tile the loop, and every sub-chunk a rank ran
+// lies inside one of its node's global chunks.
+TEST(Hierarchical, TraceShowsBothLevels) {
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Options o = hier(Technique::FAC2, Technique::GSS, 2, Mode::DistributedRMA);
+  std::string path;
+  if (rank == 0) {
+    path = (std::filesystem::temp_directory_path() /
+            ("lb4mpi_test_hier_trace_" + std::to_string(::getpid()) + "_p" + std::to_string(size) + ".csv"))
+               .string();
+    std::filesystem::remove(path);
+  }
+  int len = static_cast<int>(path.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  path.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(path.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  o.trace = path;
+  const Index first = (Index{1} << 33) + 5;  // starts in the trace are absolute
+  const Index n = 3000;
+  std::vector<std::int32_t> local(static_cast<std::size_t>(n), 0);
+  parallel_for(MPI_COMM_WORLD, first, first + n, o, [&](Chunk c) {
+    for (Index i = c.begin; i < c.end(); ++i) ++local[static_cast<std::size_t>(i - first)];
+  });
+  EXPECT_EQ(not_run_once(local), 0);
+  if (rank == 0) {
+    struct Row {
+      std::string kind;
+      int rank = 0;
+      Index start = 0;
+      Index size = 0;
+    };
+    std::vector<Row> rows;
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+      ASSERT_EQ(f.size(), 11u) << line;
+      rows.push_back(Row{f[0], std::stoi(f[1]), std::stoll(f[6]), std::stoll(f[7])});
+    }
+    std::vector<std::int32_t> global_cover(static_cast<std::size_t>(n), 0);
+    Index chunks = 0;
+    for (const Row& r : rows) {
+      if (r.kind != "global") continue;
+      EXPECT_EQ(r.rank % 2, 0) << "a global chunk on rank " << r.rank << ", not a leader (nodes of 2)";
+      for (Index i = r.start; i < r.start + r.size; ++i) {
+        ASSERT_TRUE(i >= first && i < first + n) << i;
+        ++global_cover[static_cast<std::size_t>(i - first)];
+      }
+    }
+    EXPECT_EQ(std::count(global_cover.begin(), global_cover.end(), 1), n) << "the global chunks do not tile the loop";
+    for (const Row& c : rows) {
+      if (c.kind != "chunk") continue;
+      ++chunks;
+      const bool inside = std::any_of(rows.begin(), rows.end(), [&](const Row& g) {
+        return g.kind == "global" && g.rank / 2 == c.rank / 2 && g.start <= c.start && c.start + c.size <= g.start + g.size;
+      });
+      EXPECT_TRUE(inside) << "sub-chunk [" << c.start << ", +" << c.size << ") of rank " << c.rank
+                          << " is in no global chunk of its node";
+    }
+    EXPECT_GT(chunks, 0);
+    std::filesystem::remove(path);
+  }
 }
 
 // Robust mode and a node technique of auto are refused on every rank, naming why.

@@ -63,6 +63,32 @@ TEST(Recorder, PiecesOfOneChunkFormOneRun) {
   EXPECT_EQ(a.records()[1].kind, kTraceServe);
 }
 
+TEST(Recorder, GlobalChunksOfANodeTileItsTrack) {
+  // Hierarchical mode: a leader's global chunks, each lasting until the
+  // next one came; the sub-chunks it runs meanwhile are recorded as usual.
+  Recorder a(traced(), 0, 2);
+  a.begin(0, 1000, 4);
+  a.node_chunk(100, 400, 0.5, 0.75);
+  chunk(a, 100, 100, 0.75, 1.0);
+  piece(a, 1.0, 2.0);
+  a.node_chunk(500, 200, 1.5, 1.6);
+  ASSERT_EQ(a.records().size(), 3U);
+  const TraceRecord& g0 = a.records()[0];
+  EXPECT_EQ(g0.kind, kTraceGlobal);
+  EXPECT_EQ(g0.rank, 2);
+  EXPECT_EQ(g0.start, 100);
+  EXPECT_EQ(g0.size, 400);
+  EXPECT_EQ(g0.t_request, 0.5);
+  EXPECT_EQ(g0.t_begin, 0.75);
+  EXPECT_EQ(g0.t_end, 1.6);  // until the next one came
+  EXPECT_EQ(a.records()[1].kind, kTraceChunk);
+  EXPECT_EQ(a.records()[1].t_end, 2.0);  // the chunk's run is not cut by the global record
+  const TraceRecord& g1 = a.records()[2];
+  EXPECT_EQ(g1.kind, kTraceGlobal);
+  EXPECT_EQ(g1.t_begin, 1.6);
+  EXPECT_EQ(g1.t_end, 1.6);  // the last one: closed when the execution's records are flushed
+}
+
 TEST(Recorder, AnotherLoopsPieceStartsAContinuation) {
   Recorder a(traced(), 3, 1);
   Recorder b(traced(), 4, 1);

@@ -48,7 +48,8 @@ class InputError(Exception):
 
 @dataclass
 class Event:
-    kind: str  # "chunk", "continuation" (a later run of a chunk's pieces) or "serve"
+    kind: str  # "chunk", "continuation" (a later run of a chunk's pieces), "serve" or "global"
+    # ("global": hierarchical mode, a global chunk on its node's leader, from its arrival to the next's)
     rank: int
     loop: int
     step: int
@@ -101,7 +102,8 @@ def read_json(path, text):
             continue
         ph = e.get("ph")
         if ph == "M" and e.get("name") == "thread_name" and "tid" in e:
-            ranks.add(_int(e["tid"], f"event {k}: tid"))
+            if str((e.get("args") or {}).get("name", "rank")).startswith("rank"):  # not a node's global track
+                ranks.add(_int(e["tid"], f"event {k}: tid"))
             continue
         if ph != "X":
             continue
@@ -112,15 +114,16 @@ def read_json(path, text):
         where = f"'{path}', event {k}"
         ts = _float(e.get("ts"), f"{where}: ts") * 1e-6
         dur = _float(e.get("dur", 0.0), f"{where}: dur") * 1e-6
+        tid = _int(e.get("tid"), f"{where}: tid")
         ev = Event(
             kind=cat,
-            rank=_int(e.get("tid"), f"{where}: tid"),
+            rank=tid - GLOBAL_TRACK if cat == "global" else tid,
             loop=_int(args.get("loop", 0), f"{where}: args.loop"),
             step=_int(args.get("step", 0), f"{where}: args.step"),
             t0=ts,
             t1=ts + max(dur, 0.0),
         )
-        if cat in ("chunk", "continuation"):
+        if cat in ("chunk", "continuation", "global"):
             ev.start = _int(args.get("start", 0), f"{where}: args.start")
             ev.size = _int(args.get("size", 0), f"{where}: args.size")
             ev.technique = str(args.get("technique", ""))
@@ -130,7 +133,8 @@ def read_json(path, text):
     return out, ranks
 
 
-KINDS = ("chunk", "continuation", "serve")
+KINDS = ("chunk", "continuation", "serve", "global")
+GLOBAL_TRACK = 1 << 20  # the JSON track (tid) of rank R's global chunks: GLOBAL_TRACK + R
 CSV_COLUMNS = ("kind", "rank", "loop", "step", "technique", "mode", "start", "size", "t_begin_s", "t_end_s")
 
 
@@ -297,6 +301,7 @@ def plot(events, ranks, args):
     chunks = [e for e in events if e.kind == "chunk"]
     continued = [e for e in events if e.kind == "continuation"]
     serves = [e for e in events if e.kind == "serve"]
+    globals_ = [e for e in events if e.kind == "global"]
     ranks = sorted(ranks | {e.rank for e in events})
     row = {r: i for i, r in enumerate(ranks)}
     coordinators = sorted({e.rank for e in serves})
@@ -354,6 +359,19 @@ def plot(events, ranks, args):
                 linewidth=0.0,
                 alpha=0.9,
             )
+    if globals_:
+        # Hierarchical mode: the global chunks a leader obtained for its node,
+        # as a strip along the bottom of its row, alternately shaded.
+        glob_h = 0.2
+        for r in sorted({e.rank for e in globals_}):
+            mine = sorted((e for e in globals_ if e.rank == r), key=lambda e: e.t0)
+            for k, shade in ((0, "0.15"), (1, "0.6")):
+                ax.broken_barh(
+                    [((e.t0 - t_min) * scale, max((e.t1 - e.t0) * scale, pixel * scale)) for e in mine[k::2]],
+                    (row[r] + bar_h / 2 - glob_h, glob_h),
+                    facecolors=shade,
+                    linewidth=0.0,
+                )
 
     # Execution labels above the axes; a label that would run into the one
     # before it goes one line higher (up to three lines).
@@ -408,6 +426,8 @@ def plot(events, ranks, args):
                              label="chunk continued\n(after another loop's piece)"))
     if serves:
         handles.append(Patch(facecolor="0.55", edgecolor="0.25", hatch="////", label="serve requests"))
+    if globals_:
+        handles.append(Patch(facecolor="0.15", label=f"global chunks of the\nnode ({len(globals_)}; hierarchical)"))
     n_chunks = len(chunks)
     title = args.title or describe(events, set(ranks))
     ax.set_title(title, fontsize=12, pad=(8 + 11 * levels_used) if boundaries else 8)

@@ -100,11 +100,13 @@ bool HierScheduler::refill(bool need, bool may_wait) {
     if (pool_.unscheduled(published_) > threshold) return false;
   }
   if (!pool_.room()) return false;
+  const double t0 = ctx_.meter->observed() ? clock_now() : 0.0;
   const Grab g = gsched_->acquire(need && may_wait);
   switch (g.kind) {
     case Grab::Kind::Piece: {
       if (g.new_chunk) last_chunk_ = g.chunk.size;
       pool_.publish(g.piece.begin, g.piece.size, g.chunk_id);
+      if (ctx_.meter->observed()) ctx_.meter->node_chunk(g.piece.begin, g.piece.size, t0, clock_now());
       published_ += g.piece.size;
       // What the global level learns: the node's time per iteration, its
       // ranks working side by side (measured on the node's sub-chunks).

@@ -24,6 +24,10 @@ class ChunkObserver {
   virtual void piece(double t_begin, double t_end, bool resumed) = 0;
   /// The coordinator served other ranks from t0 to t1.
   virtual void serve(double t0, double t1) = 0;
+  /// Hierarchical mode, on a node's leader: a global chunk [start, start +
+  /// size) (absolute indices) obtained for its node from t_request to
+  /// t_begin; the node's ranks then take sub-chunks of it (chunk()).
+  virtual void node_chunk(std::int64_t start, Index size, double t_request, double t_begin) = 0;
 
  protected:
   ~ChunkObserver() = default;

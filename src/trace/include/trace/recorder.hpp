@@ -22,6 +22,7 @@ enum TraceKind : std::int32_t {
   kTraceChunk = 0,         ///< a chunk: its first run of pieces
   kTraceServe = 1,         ///< the coordinator serving requests
   kTraceContinuation = 2,  ///< a later run of a chunk's pieces (another loop's piece came in between)
+  kTraceGlobal = 3,        ///< hierarchical mode: a global chunk a node's leader obtained for its node
 };
 
 /// One record of a rank's track. Times in seconds since the process's trace
@@ -72,6 +73,10 @@ class Recorder final : public rt::ChunkObserver {
   /// another loop's piece ended in between (`resumed`).
   void piece(double t_begin, double t_end, bool resumed) override;
   void serve(double t0, double t1) override;
+  /// Recorded on the leader's rank as a kTraceGlobal record. Its span runs
+  /// from its arrival (t_begin) to the next global chunk's arrival; the
+  /// last one's to the end of the leader's last record of the execution.
+  void node_chunk(std::int64_t start, Index size, double t_request, double t_begin) override;
   /// Collective: gathers the records at rank 0, which appends them to the
   /// trace files; every rank writes its iteration CSV when asked to. Returns
   /// "" or, on every rank alike, why an output could not be written (the
@@ -88,11 +93,13 @@ class Recorder final : public rt::ChunkObserver {
     records_.clear();
     current_ = kNone;
     run_ = kNone;
+    global_ = kNone;
   }
 
  private:
-  /// A record of this recorder's rank, loop and step.
-  [[nodiscard]] TraceRecord record(std::int32_t kind) const;
+  /// A record of this recorder's rank, loop and step, ending where it begins.
+  [[nodiscard]] TraceRecord record(std::int32_t kind, std::int64_t start, Index size, double t_request,
+                                   double t_begin) const;
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
   Options options_;
@@ -105,6 +112,7 @@ class Recorder final : public rt::ChunkObserver {
   std::vector<TraceRecord> records_;
   std::size_t current_ = kNone;  ///< the chunk record being executed
   std::size_t run_ = kNone;      ///< the record its current run extends (the chunk or a continuation)
+  std::size_t global_ = kNone;   ///< the leader's latest global chunk record (hierarchical mode)
 };
 
 /// Checked when a loop starts, before any work: the files this rank will
