@@ -116,18 +116,29 @@ TEST(SmartStealing, ClosestRateDrawsVictimsByHowWellTheyFit) {
     ASSERT_EQ(c->criterion, a2ws::Criterion::ClosestRate);
     ++picks[c->victim];
     const double need = std::min(s0, c->victim == 1 ? -s1 : -s2);
-    EXPECT_EQ(c->amount, std::min<std::int64_t>(4, a2ws::round_rate(need, 5, 1, 5, t[c->victim])));
+    // At most half of the 4 the victim has left.
+    EXPECT_EQ(c->amount, std::min<std::int64_t>(2, a2ws::round_rate(need, 5, 1, 5, t[c->victim])));
   }
   EXPECT_EQ(picks[0], 0);
   EXPECT_NEAR(picks[1] / double(draws), w1 / (w1 + w2), 0.001);
   EXPECT_NEAR(picks[2] / double(draws), w2 / (w1 + w2), 0.001);
 }
 
-TEST(SmartStealing, AmountsAreCappedByWhatTheVictimHasLeft) {
+TEST(SmartStealing, AmountsAreCappedAtHalfOfWhatTheVictimHasLeft) {
+  // The pair balance says 50; the victim has 3 left to take: 2 of them
+  // (half, rounded up: one steal never empties a victim of more than one).
   std::vector<a2ws::PeerView> v{{0, 1, 0}, {100, 1, 3}};
-  const auto c = a2ws::select_victim(v, 0, 0.3);
+  auto c = a2ws::select_victim(v, 0, 0.3);
   ASSERT_TRUE(c.has_value());
-  EXPECT_EQ(c->amount, 3);
+  EXPECT_EQ(c->amount, 2);
+  v[1].left = 1;  // its last stealable task can still go
+  c = a2ws::select_victim(v, 0, 0.3);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->amount, 1);
+  v[1].left = 40;  // far from the balance: half of what is left
+  c = a2ws::select_victim(v, 0, 0.3);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->amount, 20);
   v[1].left = 0;  // nothing left to take: no steal, whatever the rates say
   EXPECT_FALSE(a2ws::select_victim(v, 0, 0.3).has_value());
 }
@@ -145,7 +156,7 @@ TEST(SmartStealing, InPairComparisonWhenNoVictimHasASurplusToGive) {
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->criterion, a2ws::Criterion::InPair);
   EXPECT_EQ(c->victim, 2u);
-  EXPECT_EQ(c->amount, 2);  // (0 + 3) / 2 = 1.5, rounded up (Eq. 7: a tie), capped at the 2 left
+  EXPECT_EQ(c->amount, 1);  // (0 + 3) / 2 = 1.5, rounded up (Eq. 7: a tie), capped at half the 2 left
   // A slow thief next to equally loaded fast ranks: no steal helps any pair.
   const std::vector<a2ws::PeerView> w{{4, 4.0, 0}, {4, 1.0, 2}, {4, 1.0, 2}};
   EXPECT_FALSE(a2ws::select_victim(w, 0, 0.0).has_value());

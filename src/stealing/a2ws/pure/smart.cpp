@@ -80,10 +80,10 @@ std::optional<Choice> draw(const std::vector<Candidate>& cands, double u, Criter
   return Choice{cands.back().victim, cands.back().amount, how};  // u rounding at the top
 }
 
-// At most what the victim has left, at least 0.
+// At most half of what the victim has left (rounded up; smart.hpp), at least 0.
 std::int64_t capped(std::int64_t amount, const PeerView& v) {
   const auto left = static_cast<std::int64_t>(std::floor(std::max(v.left, 0.0)));
-  return std::clamp<std::int64_t>(amount, 0, left);
+  return std::clamp<std::int64_t>(amount, 0, (left + 1) / 2);
 }
 
 }  // namespace
