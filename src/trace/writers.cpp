@@ -128,11 +128,9 @@ void write_json(const std::string& path, const std::vector<Stored>& all, int ran
   tf.ranks_named = std::max(tf.ranks_named, max_rank + 1);
   // Hierarchical mode: each leader's global chunks on a track of their own,
   // below the ranks (named again with every execution that has some).
-  std::vector<int> leaders;
+  std::set<int> leaders;
   for (const Stored& s : all) {
-    if (s.r.kind == kTraceGlobal && std::find(leaders.begin(), leaders.end(), s.r.rank) == leaders.end()) {
-      leaders.push_back(s.r.rank);
-    }
+    if (s.r.kind == kTraceGlobal) leaders.insert(s.r.rank);
   }
   for (int r : leaders) {
     sep();

@@ -39,6 +39,16 @@ int integer(const char* var, const char* v, const std::string& valid) {
   return static_cast<int>(x);
 }
 
+// `parse(v)`, an error naming the variable `var`.
+template <class Parse>
+auto named(const char* var, const char* v, Parse parse) {
+  try {
+    return parse(v);
+  } catch (const Error& e) {
+    throw Error(std::string(var) + ": " + e.what());
+  }
+}
+
 bool flag(const char* var, const char* v) {
   const std::string s(v);
   if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
@@ -112,23 +122,13 @@ StealOptions StealOptions::from_env(StealOptions o) {
   if (const char* v = env("LB4MPI_SEED")) o.seed = static_cast<std::uint64_t>(std::strtoull(v, nullptr, 10));
 
   if (const char* v = env("LB4MPI_BALANCER")) {
-    try {
-      o.balancer = parse_balancer(v);
-    } catch (const Error& e) {
-      throw Error(std::string("LB4MPI_BALANCER: ") + e.what());
-    }
+    o.balancer = named("LB4MPI_BALANCER", v, [](const char* x) { return parse_balancer(x); });
     o.origin["balancer"] = std::string("LB4MPI_BALANCER=") + v;
   }
   const char* ratio = env("LB4MPI_STEAL_RATIO");
   const char* ws = env("LB4MPI_WS_SCHEDULING");
   std::optional<Technique> ws_technique;
-  if (ws != nullptr) {
-    try {
-      ws_technique = parse_technique(ws);
-    } catch (const Error& e) {
-      throw Error(std::string("LB4MPI_WS_SCHEDULING: ") + e.what());
-    }
-  }
+  if (ws != nullptr) ws_technique = named("LB4MPI_WS_SCHEDULING", ws, [](const char* x) { return parse_technique(x); });
   if (ratio != nullptr) {
     // `000`: STATIC (the technique that fixes every share up front) as the
     // steal technique means the fixed ratio.
@@ -147,11 +147,7 @@ StealOptions StealOptions::from_env(StealOptions o) {
   const bool nlaws = env("LB4MPI_nLAWS") != nullptr && flag("LB4MPI_nLAWS", env("LB4MPI_nLAWS"));
   if (laws && nlaws) throw Error("LB4MPI_LAWS=1 and LB4MPI_nLAWS=1: choose one victim selection");
   if (victim != nullptr) {
-    try {
-      o.victim = parse_victim(victim);
-    } catch (const Error& e) {
-      throw Error(std::string("LB4MPI_VICTIM: ") + e.what());
-    }
+    o.victim = named("LB4MPI_VICTIM", victim, [](const char* x) { return parse_victim(x); });
     if ((laws && o.victim != Victim::Locality) || (nlaws && o.victim != Victim::NaiveLocality)) {
       throw Error(std::string("LB4MPI_VICTIM=") + victim + " contradicts LB4MPI_" + (laws ? "LAWS" : "nLAWS") + "=1");
     }
@@ -180,13 +176,7 @@ StealOptions StealOptions::from_env(StealOptions o) {
     o.radius = integer("LB4MPI_A2WS_RADIUS", v, "valid: a ring radius >= 1");
     o.origin["radius"] = std::string("LB4MPI_A2WS_RADIUS=") + v;
   }
-  if (const char* v = env("LB4MPI_WAIT")) {
-    try {
-      o.wait = parse_wait(v);
-    } catch (const Error& e) {
-      throw Error(std::string("LB4MPI_WAIT: ") + e.what());
-    }
-  }
+  if (const char* v = env("LB4MPI_WAIT")) o.wait = named("LB4MPI_WAIT", v, [](const char* x) { return parse_wait(x); });
   if (const char* v = env("LB4MPI_A2WS_PREEMPTIVE")) {
     o.preemptive = flag("LB4MPI_A2WS_PREEMPTIVE", v);
     o.origin["preemptive"] = std::string("LB4MPI_A2WS_PREEMPTIVE=") + v;
