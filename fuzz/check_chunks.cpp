@@ -278,7 +278,7 @@ class Tracker {
 /// Shared state of one input: the loop, the plan, the bytes still to read,
 /// and the chunks left to take.
 struct Context {
-  const Loop& loop;
+  Loop loop;  ///< as it is now: restart(n) changes its N
   const Plan& plan;
   ByteReader& in;
   Index budget = 0;
@@ -797,6 +797,9 @@ void between_executions(Context& ctx, std::vector<ChunkCalculator*> calcs) {
         calc->restart();
       }
     }
+    // The oracles (the papers' sizes, the bounds, the descriptions) read N
+    // from the loop: it is now the restarted one's.
+    if (valid) ctx.loop.shape.n = n;
   } else {
     for (ChunkCalculator* calc : calcs) calc->restart();
   }
