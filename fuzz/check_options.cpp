@@ -47,6 +47,7 @@ constexpr Var kVars[] = {
     {"LB4MPI_PLS_SWR", Kind::Real},          {"LB4MPI_RND_BOUNDS", Kind::Bounds},
     {"LB4MPI_SEED", Kind::Seed},             {"LB4MPI_WEIGHTS", Kind::Reals},
     {"LB4MPI_BREAK_AFTER", Kind::Int},       {"LB4MPI_REQUEST_WHEN", Kind::Int},
+    {"LB4MPI_CHUNKS_PER_REPLY", Kind::Int},
     {"LB4MPI_INJECT_DELAY_US", Kind::Real},  {"LB4MPI_DELAY_RANKS", Kind::Ints},
     {"LB4MPI_TRACE", Kind::Text},            {"LB4MPI_ITERATIONS_INFO", Kind::Bool},
     {"LB4MPI_DIR_ID", Kind::Text},           {"LB4MPI_IDLE_PROBING", Kind::Bool},
@@ -92,6 +93,7 @@ std::string field_of(const Options& o, const std::string& var) {
   if (var == "LB4MPI_WEIGHTS") return join(q.weights);
   if (var == "LB4MPI_BREAK_AFTER") return std::to_string(o.break_after);
   if (var == "LB4MPI_REQUEST_WHEN") return std::to_string(o.request_when);
+  if (var == "LB4MPI_CHUNKS_PER_REPLY") return std::to_string(o.chunks_per_reply);
   if (var == "LB4MPI_INJECT_DELAY_US") return exact(o.inject_delay_us);
   if (var == "LB4MPI_DELAY_RANKS") return join(o.delay_ranks);
   if (var == "LB4MPI_TRACE") return o.trace;
@@ -362,6 +364,8 @@ void check_validate(const Options& o, int ranks) {
     o.validate(ranks);
     expect(o.coordinator >= 0 && o.coordinator < ranks, [&] { return std::string("validate accepted a coordinator outside the ranks"); });
     expect(o.inject_delay_us >= 0.0, [&] { return std::string("validate accepted a negative delay"); });
+    expect(o.chunks_per_reply == -1 || o.chunks_per_reply >= 1,
+           [&] { return "validate accepted chunks_per_reply " + std::to_string(o.chunks_per_reply); });
     for (const int r : o.delay_ranks) {
       expect(r >= 0 && r < ranks, [&] { return "validate accepted delay rank " + std::to_string(r) + " of " + std::to_string(ranks); });
     }

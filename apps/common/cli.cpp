@@ -93,6 +93,7 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       max_chunk_(base.params.max_chunk),
       break_after_(base.break_after),
       request_when_(base.request_when),
+      chunks_per_reply_(base.chunks_per_reply),
       inject_delay_us_(base.inject_delay_us),
       delay_ranks_(base.delay_ranks),
       robust_(base.robust),
@@ -130,6 +131,10 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
       .show_default()
       .group(group);
   cli.option("--request-when", request_when_, "worker: iterations left when it asks for more, -1 = auto")
+      .show_default()
+      .group(group);
+  cli.option("--chunks-per-reply", chunks_per_reply_,
+             "centralized SS/FSC/mFSC: most chunks a worker takes in one reply, -1 = auto, 1 = one (as LB4MPI)")
       .show_default()
       .group(group);
   cli.option("--inject-delay-us", inject_delay_us_, "delay injected into each chunk calculation [us]")
@@ -194,6 +199,7 @@ Options CommonCli::options() const {
   if (max_chunk_flag_->given()) o.origin["max_chunk"] = "--max-chunk " + std::to_string(max_chunk_);
   o.break_after = break_after_;
   o.request_when = request_when_;
+  o.chunks_per_reply = chunks_per_reply_;
   o.inject_delay_us = inject_delay_us_;
   o.delay_ranks = delay_ranks_;
   o.robust = robust_;

@@ -101,6 +101,7 @@ class CommonCli {
   Index max_chunk_;
   int break_after_;
   int request_when_;
+  int chunks_per_reply_;
   double inject_delay_us_;
   std::vector<int> delay_ranks_;
   // Robust mode, failure and perturbation injection (docs/ROBUST.md).

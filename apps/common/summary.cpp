@@ -161,6 +161,7 @@ nlohmann::ordered_json options_json(const Options& opt) {
   return {
       {"min_chunk", opt.params.min_chunk},      {"max_chunk", opt.params.max_chunk},
       {"break_after", opt.break_after},         {"request_when", opt.request_when},
+      {"chunks_per_reply", opt.chunks_per_reply},
       {"inject_delay_us", opt.inject_delay_us}, {"delay_ranks", opt.delay_ranks},
       {"coordinator", opt.coordinator},
   };

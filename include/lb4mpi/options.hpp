@@ -70,6 +70,13 @@ struct LB4MPI_API Options {
   /// Worker: iterations left in its chunk when it asks for the next one, so
   /// the request overlaps its computation. < 0: automatic, 15% of the chunk.
   int request_when = -1;
+  /// Several chunks per reply (centralized mode, techniques of a constant
+  /// chunk size: SS, FSC, mFSC; not in robust mode): a worker may take up to
+  /// this many consecutive chunks in one reply, each still a chunk of its
+  /// own. -1: automatic, about 20 microseconds of work per reply, measured
+  /// (1 while chunks take longer); 1: one chunk per reply, as LB4MPI.
+  /// Batches shrink towards the loop's end (docs/RUNTIME.md).
+  int chunks_per_reply = -1;
   /// Rank that holds the scheduling state.
   int coordinator = 0;
   /// Delay injected into every chunk calculation [microseconds] (`001` §6).

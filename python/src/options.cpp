@@ -181,6 +181,9 @@ attributes of their own.)");
         "Coordinator: iterations between checks for requests; < 0: automatic (about 20 us).");
   field(c, "request_when", [](Options& o) -> int& { return o.request_when; },
         "Worker: iterations left in its chunk when it asks for the next; < 0: automatic (15 %).");
+  field(c, "chunks_per_reply", [](Options& o) -> int& { return o.chunks_per_reply; },
+        "Centralized SS, FSC, mFSC: most chunks a worker takes in one reply; -1: automatic "
+        "(about 20 us of work), 1: one per reply (as LB4MPI).");
   field(c, "coordinator", [](Options& o) -> int& { return o.coordinator; },
         "The rank that holds the scheduling state.");
   field(c, "min_chunk", [](Options& o) -> Index& { return o.params.min_chunk; },

@@ -54,6 +54,7 @@ void each_field(O& o, Visit&& v) {
   v(nullptr, "coordinator", o.coordinator, Agree::Yes);
   v("LB4MPI_BREAK_AFTER", "break_after", o.break_after, Agree::Yes);
   v("LB4MPI_REQUEST_WHEN", "request_when", o.request_when, Agree::Yes);
+  v("LB4MPI_CHUNKS_PER_REPLY", "chunks_per_reply", o.chunks_per_reply, Agree::Yes);
   v("LB4MPI_MIN_CHUNK", "min_chunk", p.min_chunk, Agree::Yes);
   v("LB4MPI_MAX_CHUNK", "max_chunk", p.max_chunk, Agree::Yes);
   v("LB4MPI_H", "h", p.h, Agree::Yes);

@@ -97,6 +97,11 @@ void Options::validate(int ranks) const {
       throw Error("node_technique: " + explain(e));
     }
   }
+  if (chunks_per_reply < 1 && chunks_per_reply != -1) {
+    throw Error("chunks_per_reply must be -1 (automatic) or >= 1, got " + text(chunks_per_reply) +
+                from("chunks_per_reply", "LB4MPI_CHUNKS_PER_REPLY") +
+                "; valid: -1 (automatic), 1 (one chunk per reply, as LB4MPI), or the most chunks in one reply");
+  }
   if (!(robust_timeout > 0.0)) {
     throw Error("robust_timeout must be > 0 seconds, got " + text(robust_timeout) +
                 from("robust_timeout", "LB4MPI_ROBUST_TIMEOUT"));

@@ -30,6 +30,7 @@ rt::ExecConfig exec_config(const Options& o, int rank) {
   c.ranks_per_node = o.ranks_per_node;
   c.break_after = o.break_after;
   c.request_when = o.request_when;
+  c.chunks_per_reply = o.chunks_per_reply;
   c.coordinator = o.coordinator;
   const bool delayed =
       o.delay_ranks.empty() || std::find(o.delay_ranks.begin(), o.delay_ranks.end(), rank) != o.delay_ranks.end();

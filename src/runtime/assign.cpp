@@ -1,5 +1,6 @@
 #include "assign.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace lb4mpi::rt {
@@ -35,6 +36,24 @@ class Recursive final : public Assignment {
     const Chunk c = *calc.next(worker);
     reply.kind = kChunk;
     reply.chunk = c;
+    if (info(ctx_.config.technique).constant_size && !ctx_.bounded()) {
+      // Several chunks in one reply (Request::want): the next steps of a
+      // constant size follow on, so the reply says where they start, how
+      // many and of what size (batch_part); the last one may be shorter
+      // only as the loop's last. `each` set tells the worker it may ask.
+      // Towards the loop's end batches shrink (at most 1/(4P) of what
+      // remains), so that the last chunks still balance.
+      reply.each = c.size;
+      const Index share = calc.remaining() / (4 * static_cast<Index>(ctx_.size) * std::max<Index>(1, c.size));
+      const auto most = static_cast<std::int32_t>(std::min<Index>(want_, 1 + share));
+      while (reply.count < most && calc.remaining() > 0) {
+        ctx_.meter->calculation();
+        const Chunk more = *calc.next(worker);
+        reply.chunk.size += more.size;
+        ++reply.count;
+        if (more.size != c.size) break;
+      }
+    }
     return true;
   }
 

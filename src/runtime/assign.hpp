@@ -40,6 +40,9 @@ class Assignment {
   /// The answer to `worker`'s request; false: it must wait (deferred), and
   /// is released by a later commit.
   virtual bool answer(int worker, Reply& reply) = 0;
+  /// The request being answered asks for up to `chunks` chunks in one reply
+  /// (Request::want); 1 for every other answer.
+  void asked_for(int chunks) { want_ = chunks; }
   /// A commit of `worker` (grants only); appends the deferred answers it releases.
   virtual void commit(int /*worker*/, const Request& /*commit*/, std::vector<std::pair<int, Reply>>& /*released*/) {}
 
@@ -64,6 +67,9 @@ class Assignment {
   /// locks the assignment until its commit, so it must not wait behind the
   /// tail of a chunk.
   [[nodiscard]] virtual bool prefetch() const { return true; }
+
+ protected:
+  int want_ = 1;  ///< asked_for
 };
 
 /// The assignment of `model` (Centralized or Distributed) for the technique

@@ -2,6 +2,7 @@
 
 #include "reports.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/mpi.hpp"
@@ -47,7 +48,9 @@ void Coordinator::start(Index n) {
 void Coordinator::send(int worker, Reply reply) {
   reply.epoch = ctx_.epoch;
   if (reply.kind == kChunk || reply.kind == kStep) {
-    ledger_.scheduled(reply.id, reply.chunk, worker);  // a step's range when known
+    for (std::int32_t j = 0; j < reply.count; ++j) {
+      ledger_.scheduled(reply.id + j, batch_part(reply, j), worker);  // a step's range when known
+    }
   }
   recovery_->deliver(worker, reply);
 }
@@ -67,7 +70,11 @@ void Coordinator::handle(int worker, const Request& request) {
   }
   switch (request.kind) {
     case kAsk:
+      // Several chunks per reply only where nothing is re-issued: a robust
+      // loop keeps one chunk per message.
+      assign_->asked_for(ctx_.bounded() ? 1 : std::max(1, request.want));
       recovery_->answer(worker);
+      assign_->asked_for(1);
       break;
     case kCommit:
       ledger_.scheduled(request.id, Chunk{request.begin, request.size}, worker);
@@ -82,7 +89,10 @@ void Coordinator::handle(int worker, const Request& request) {
 
 void Coordinator::chunk_reported(const Request& report, const std::vector<std::byte>& results) {
   if (report.epoch != ctx_.epoch) return;  // of an abandoned execution: its results drained, dropped
-  const bool first = ledger_.finished(report.id, report.size);
+  // A report of several chunks (Request::count) names them by their steps;
+  // the ledger knows their ranges (only centralized replies carry several).
+  const bool first = ledger_.finished(report.id, report.count > 1 ? 0 : report.size);
+  for (std::int32_t j = 1; j < report.count; ++j) (void)ledger_.finished(report.id + j, 0);
   if (first && report.result_bytes >= 0) ctx_.results->commit(results.data(), results.size());
   recovery_->reported(first);
 }

@@ -3,6 +3,7 @@
 // epoch, so that a message of another execution is recognized and dropped,
 // and chunks travel with their identity (their scheduling step).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,13 @@ struct Request {
   std::int64_t id = -1;       ///< kAsk, kFinished: a chunk this rank finished (-1: none); kCommit: the grant's step
   std::int64_t begin = 0;     ///< the chunk's start (kFinished, kAsk with id >= 0; kCommit)
   std::int64_t size = 0;      ///< the chunk's size (ditto)
+  /// kAsk, kFinished: the finished chunks reported, `id` .. `id + count - 1`,
+  /// consecutive and together [begin, begin + size) — a batch's chunks
+  /// without results go in one report (several chunks per reply, below).
+  std::int32_t count = 1;
+  /// kAsk: how many chunks this rank would take in one reply (>= 1): its
+  /// chunks are far shorter than a message (several chunks per reply).
+  std::int32_t want = 1;
   std::int64_t done = 0;      ///< adaptive techniques: iterations executed since the previous report
   double work = 0.0;          ///< seconds of work for them
   double elapsed = 0.0;       ///< seconds since the previous report
@@ -96,7 +104,20 @@ struct Reply {
   std::int64_t id = -1;
   Chunk chunk;
   std::int32_t reissued = 0;  ///< the chunk was handed out before (to a rank that has not finished it)
+  /// kChunk: several chunks in one reply (a technique of constant chunk
+  /// size, asked by a rank whose chunks are far shorter than a message):
+  /// steps `id` .. `id + count - 1`, each of `each` iterations (the last
+  /// one at most that), together `chunk` (batch_part).
+  std::int32_t count = 1;
+  std::int64_t each = 0;
   GrantInputs grant;
 };
+
+/// Part `j` (0 <= j < count) of a reply of several chunks: step id + j.
+inline Chunk batch_part(const Reply& r, std::int32_t j) {
+  if (r.count <= 1) return r.chunk;
+  const Index begin = r.chunk.begin + static_cast<Index>(j) * r.each;
+  return Chunk{begin, std::min<Index>(r.each, r.chunk.end() - begin)};
+}
 
 }  // namespace lb4mpi::rt

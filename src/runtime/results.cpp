@@ -22,9 +22,10 @@ std::int64_t get(const std::byte* at) {
 }  // namespace
 
 int ResultStore::index_of(std::int64_t id) {
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    if (pending_[i].id == id) return static_cast<int>(i);
-  }
+  // A rank executes one chunk at a time, so the pieces of a chunk follow
+  // one another: a piece is of the newest entry's chunk or of a new one
+  // (a batch's parts pile up here until their report: no scan over them).
+  if (!pending_.empty() && pending_.back().id == id) return static_cast<int>(pending_.size() - 1);
   pending_.push_back(Pending{id, {}, {}});
   return static_cast<int>(pending_.size() - 1);
 }
@@ -34,8 +35,14 @@ void ResultStore::erase(std::size_t at) {
   current_ = -1;
 }
 
+void ResultStore::open_entry() {
+  current_ = index_of(piece_id_);
+  pending_[static_cast<std::size_t>(current_)].pieces.push_back(Piece{piece_.begin, piece_.size, 0});
+}
+
 void ResultStore::attach(const void* data, std::size_t bytes) {
-  if (current_ < 0) throw Error("lb4mpi: a result was attached outside a chunk (attach it before the next next())");
+  if (!piece_open_) throw Error("lb4mpi: a result was attached outside a chunk (attach it before the next next())");
+  if (current_ < 0) open_entry();
   Pending& p = pending_[static_cast<std::size_t>(current_)];
   const auto* b = static_cast<const std::byte*>(data);
   p.data.insert(p.data.end(), b, b + bytes);

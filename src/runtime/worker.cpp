@@ -1,6 +1,8 @@
 #include "worker.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <string>
 
 #include "runtime/mpi.hpp"
@@ -33,6 +35,8 @@ void Worker::start(Index n) {
   assign_->start(n);
   cut_.clear();
   unreported_.clear();
+  batch_ = Batch{};
+  parts_ = 0;
   recovery_->start();
   // The coordinator sends the first piece of work unasked.
   if (!receiving()) post_reply();
@@ -67,6 +71,10 @@ void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
   }
   ready_ = got.chunk;
   ready_id_ = got.id;
+  ready_count_ = reply_.kind == kChunk ? std::max(1, reply_.count) : 1;
+  ready_each_ = reply_.each;
+  // The coordinator may send several chunks per reply (it said so by `each`).
+  batching_ = reply_.kind == kChunk && reply_.each > 0 && reply_.reissued == 0;
   if (got.commit) {
     Request c;
     c.kind = kCommit;
@@ -85,9 +93,24 @@ void Worker::finish_send() {
 }
 
 void Worker::pop_unreported(Request& into) {
-  const Done& d = unreported_.front();
-  reports_.fill(into, d.id, d.chunk);
+  const Done d = unreported_.front();
   unreported_.pop_front();
+  reports_.fill(into, d.id, d.chunk);
+  into.count = 1;
+  if (!d.batched || into.result_bytes >= 0 || ctx_.kept != nullptr) return;
+  // The next parts of a batch, without results, go in the same report.
+  std::vector<std::byte> none;
+  while (!unreported_.empty()) {
+    const Done& n = unreported_.front();
+    if (!n.batched || n.id != into.id + into.count || n.chunk.begin != into.begin + into.size ||
+        ctx_.results->has(n.id) || into.count == INT32_MAX) {
+      break;
+    }
+    (void)ctx_.results->take(n.id, none);  // forgets its (empty) entry
+    into.size += n.chunk.size;
+    ++into.count;
+    unreported_.pop_front();
+  }
 }
 
 void Worker::send_results(const Request& report) {
@@ -99,17 +122,26 @@ void Worker::send_results(const Request& report) {
 
 void Worker::ask() {
   finish_send();  // the previous request's buffer
-  while (unreported_.size() > 1) {  // rare: more than one chunk finished since the last request
+  // The last report goes with the request; the ones before it (rare: more
+  // than one chunk finished since the last request, beyond a batch's parts)
+  // on their own.
+  outgoing_ = Request{};
+  while (!unreported_.empty()) {
     Request f;
     f.kind = kFinished;
     pop_unreported(f);
+    if (unreported_.empty()) {
+      outgoing_ = f;
+      break;
+    }
     reports_.send(f);
     send_results(f);
   }
-  outgoing_ = Request{};
   outgoing_.epoch = ctx_.epoch;
   outgoing_.kind = kAsk;
-  if (!unreported_.empty()) pop_unreported(outgoing_);
+  // Several chunks per reply: as many as set, or as learnt (learn_batch).
+  const int fixed = ctx_.config.chunks_per_reply;
+  outgoing_.want = !batching_ ? 1 : (fixed >= 1 ? fixed : want_);
   if (fb_.timed()) {
     const ChunkTiming m = fb_.take(ctx_.rank, ctx_.meter->now());
     outgoing_.done = m.size;
@@ -167,15 +199,17 @@ Grab Worker::acquire(bool may_wait) {
         cut_.clear();
       }
     }
+    if (cut_.empty() && batch_.rest() > 0) begin_part(grab);
     if (!cut_.empty()) {
       Index k = cut_.left();
       if (state_ == State::Idle) {
         // requestWhen: ask for the next chunk before the last `request_at_`
-        // iterations, so the reply travels while they execute.
-        if (k <= request_at_) {
+        // iterations (of the batch), so the reply travels while they execute.
+        const Index left = k + batch_.rest();
+        if (left <= request_at_) {
           ask();
         } else {
-          k -= request_at_;
+          k = std::min(k, left - request_at_);
         }
       }
       k = recovery_->piece(k);
@@ -185,6 +219,7 @@ Grab Worker::acquire(bool may_wait) {
       recovery_->executed(grab.piece.size);
       return grab;
     }
+    if (parts_ > 0) learn_batch(ctx_.meter->now());
     if (state_ == State::Ended) {
       report_finished();
       return Grab::of(Grab::Kind::Done);
@@ -211,20 +246,50 @@ Grab Worker::acquire(bool may_wait) {
       continue;
     }
     state_ = State::Idle;
-    cut_.begin(ready_, ready_id_);
-    current_ = ready_;
     request_at_ = assign_->prefetch() ? request_point(ctx_.config.request_when, ready_.size) : 0;
-    recovery_->chunk_begins();
-    grab.new_chunk = true;
-    grab.chunk = ready_;
+    if (ready_count_ > 1) {
+      batch_ = Batch{ready_id_, ready_.begin, ready_.end(), ready_each_};
+      parts_ = ctx_.config.chunks_per_reply < 0 ? ready_count_ : 0;  // timed when learnt
+      begin_part(grab);
+    } else {
+      cut_.begin(ready_, ready_id_);
+      current_ = ready_;
+      current_batched_ = false;
+      recovery_->chunk_begins();
+      grab.new_chunk = true;
+      grab.chunk = ready_;
+      if (batching_ && ctx_.config.chunks_per_reply < 0) parts_ = 1;
+    }
+    if (parts_ > 0) batch_t0_ = ctx_.meter->now();
   }
+}
+
+void Worker::begin_part(Grab& grab) {
+  const Chunk part{batch_.pos, std::min(batch_.each, batch_.rest())};
+  cut_.begin(part, batch_.next_id++);
+  batch_.pos = part.end();
+  current_ = part;
+  current_batched_ = true;
+  recovery_->chunk_begins();
+  grab.new_chunk = true;
+  grab.chunk = part;
+}
+
+void Worker::learn_batch(double now) {
+  // A chunk's time follows a rise at once and a fall by half per batch at
+  // most, so that the batch grows step by step and shrinks at once.
+  const double per_chunk = (now - batch_t0_) / parts_;
+  per_chunk_ = std::max(per_chunk, 0.5 * per_chunk_);
+  const double want = per_chunk_ > 0.0 ? std::ceil(kBatchSpan / per_chunk_) : 1.0;
+  want_ = static_cast<std::int32_t>(std::clamp(want, 1.0, static_cast<double>(kMaxBatch)));
+  parts_ = 0;
 }
 
 void Worker::finished(std::int64_t id, Index size, double work) {
   if (fb_.timed()) fb_.add(size, work);
   const bool at_once = recovery_->reports_at_once();
   if (cut_.empty() && id == cut_.id() && !(at_once && state_ == State::Ended)) {
-    unreported_.push_back(Done{id, current_});
+    unreported_.push_back(Done{id, current_, current_batched_});
     // Recovery: when the request for the next chunk went out before this
     // one ended (requestWhen), the report would wait for the request after
     // it. Once the assignment is over — the answer was a copy of another

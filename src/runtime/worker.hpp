@@ -63,13 +63,30 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   struct Done {
     std::int64_t id;
     Chunk chunk;
+    bool batched;  ///< a part of a reply of several chunks (its range known to the coordinator)
   };
+
+  /// Several chunks per reply (Request::want, Reply::count): the parts of
+  /// the batch not yet begun, and how many chunks to ask for next.
+  struct Batch {
+    std::int64_t next_id = -1;  ///< the step of the next part
+    Index pos = 0;              ///< where it starts
+    Index end = 0;              ///< the batch's end
+    Index each = 0;             ///< a part's size (the last at most that)
+    [[nodiscard]] Index rest() const { return end - pos; }
+  };
+  /// Begins the next part of the batch: a chunk of its own.
+  void begin_part(Grab& grab);
+  /// At the end of a batch: how many chunks to ask for, from the time its
+  /// parts took (kBatchSpan of work per reply).
+  void learn_batch(double now);
 
   Context& ctx_;
   std::unique_ptr<Assignment> assign_;
   std::unique_ptr<WorkerRecovery> recovery_;  // runtime/recovery/: plain, or recovering
   PieceCutter cut_;
   Chunk current_;              // the chunk being executed
+  bool current_batched_ = false;  // it is a part of a batch
   Index request_at_ = 0;       // requestWhen of the current chunk
   int slot_ = -1;
   Reply reply_;
@@ -78,6 +95,14 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   State state_ = State::Idle;
   Chunk ready_;                // Ready, ReadyCopy: the chunk ...
   std::int64_t ready_id_ = -1;  // ... and its id
+  std::int32_t ready_count_ = 1;  // ... and how many chunks it holds (Reply::count) ...
+  Index ready_each_ = 0;          // ... of what size
+  Batch batch_;
+  bool batching_ = false;       // this loop may ask for several chunks per reply
+  std::int32_t want_ = 1;       // chunks to ask for in the next request
+  std::int32_t parts_ = 0;      // parts of the current batch (0: no batch being timed)
+  double batch_t0_ = 0.0;       // when its first part began
+  double per_chunk_ = 0.0;      // estimate of a chunk's time [s]
   std::deque<Done> unreported_;  // finished chunks the coordinator does not know of yet
   ReportSender reports_;
 };

@@ -31,6 +31,8 @@ struct ExecConfig {
   /// Worker: iterations left in its chunk when it asks for the next one, so
   /// that the reply travels while it computes; < 0: automatic, 15 % of the chunk.
   int request_when = -1;
+  /// Several chunks per reply (Options::chunks_per_reply): -1 automatic, K >= 1 at most K.
+  int chunks_per_reply = -1;
   int coordinator = 0;
   /// Busy-wait added to every chunk calculation on this rank [microseconds] (`001` §6).
   double delay_us = 0.0;
@@ -66,5 +68,11 @@ inline constexpr double kServeLatency = 20e-6;
 /// executed about this much work since it last looked [seconds]: about a
 /// round trip (ServeCadence::answer_due).
 inline constexpr double kAnswerLatency = 1e-6;
+/// Several chunks per reply: a worker whose chunks of a constant size are
+/// far shorter than a message asks for about this much work in one reply
+/// [seconds] (Request::want) ...
+inline constexpr double kBatchSpan = 20e-6;
+/// ... and for at most this many chunks.
+inline constexpr int kMaxBatch = 4096;
 
 }  // namespace lb4mpi::rt

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -25,23 +26,42 @@ class ResultStore {
     first_ = first;
     pending_.clear();
     current_ = -1;
+    piece_open_ = false;
   }
   void set_commit(CommitFn fn) { commit_ = std::move(fn); }
   [[nodiscard]] bool committing() const { return static_cast<bool>(commit_); }
 
   /// A piece of chunk `id` starts on this rank (0-based within the loop).
+  /// With a commit function every piece is kept (committed even without
+  /// bytes); without one, only once bytes are attached to it, so that chunks
+  /// without results cost nothing here.
   void begin_piece(std::int64_t id, Chunk piece) {
-    current_ = index_of(id);
-    pending_[static_cast<std::size_t>(current_)].pieces.push_back(Piece{piece.begin, piece.size, 0});
+    piece_id_ = id;
+    piece_ = piece;
+    piece_open_ = true;
+    current_ = -1;
+    if (commit_) open_entry();
   }
   /// Bytes for the current piece (several calls append).
   void attach(const void* data, std::size_t bytes);
-  [[nodiscard]] bool in_piece() const { return current_ >= 0; }
-  void end_piece() { current_ = -1; }
+  void end_piece() {
+    current_ = -1;
+    piece_open_ = false;
+  }
 
   /// The serialized results of chunk `id` into `out`, forgotten here; false
   /// (out empty) when nothing was attached to it.
   bool take(std::int64_t id, std::vector<std::byte>& out);
+  /// Whether bytes were attached to chunk `id` (not yet taken).
+  [[nodiscard]] bool has(std::int64_t id) const {
+    for (const Pending& p : pending_) {
+      if (p.id != id) continue;
+      for (const Piece& piece : p.pieces) {
+        if (piece.bytes > 0) return true;
+      }
+    }
+    return false;
+  }
   /// Forgets every chunk's results not yet taken (their chunks are given up).
   void forget() {
     pending_.clear();
@@ -66,12 +86,18 @@ class ResultStore {
     std::vector<std::byte> data;
   };
   int index_of(std::int64_t id);  // adds an entry for `id` when there is none
+  void open_entry();              // the current piece gets its entry: current_
   void erase(std::size_t at);
 
   Index first_ = 0;
   CommitFn commit_;
-  std::vector<Pending> pending_;  // a few: the chunk in execution, finished ones not yet reported
-  int current_ = -1;  // the entry of the piece being executed
+  /// The chunk in execution, finished ones not yet reported (a few, or a
+  /// batch's parts), oldest first: taken from the front.
+  std::deque<Pending> pending_;
+  int current_ = -1;  // the entry of the piece being executed (-1: none yet, or no piece)
+  bool piece_open_ = false;  // a piece is being executed ...
+  std::int64_t piece_id_ = -1;  // ... of this chunk
+  Chunk piece_;
 };
 
 }  // namespace lb4mpi::rt
