@@ -88,6 +88,8 @@ void set_wait_policy(WaitPolicy requested) {
 
 WaitPolicy wait_policy() { return g_policy; }
 
+double latency_factor() { return g_policy == WaitPolicy::Block ? kBlockLatencyFactor : 1.0; }
+
 void backoff(int polls) {
   if constexpr (platform::kSimulated) {
     platform::pause(polls, kSpinPolls);

@@ -280,7 +280,7 @@ void Worker::learn_batch(double now) {
   // most, so that the batch grows step by step and shrinks at once.
   const double per_chunk = (now - batch_t0_) / parts_;
   per_chunk_ = std::max(per_chunk, 0.5 * per_chunk_);
-  const double want = per_chunk_ > 0.0 ? std::ceil(kBatchSpan / per_chunk_) : 1.0;
+  const double want = per_chunk_ > 0.0 ? std::ceil(kBatchSpan * latency_factor() / per_chunk_) : 1.0;
   want_ = static_cast<std::int32_t>(std::clamp(want, 1.0, static_cast<double>(kMaxBatch)));
   parts_ = 0;
 }

@@ -8,6 +8,7 @@
 
 #include "lb4mpi/types.hpp"
 #include "runtime/config.hpp"
+#include "runtime/waiting.hpp"
 
 namespace lb4mpi::rt {
 
@@ -45,8 +46,11 @@ class PieceCutter {
 class ServeCadence {
  public:
   /// `latency`: seconds between automatic checks.
+  /// Under the Block wait policy both latencies are kBlockLatencyFactor
+  /// times longer (waiting.hpp).
   void configure(int break_after, double latency = kServeLatency) {
-    latency_ = latency;
+    latency_ = latency * latency_factor();
+    answer_latency_ = kAnswerLatency * latency_factor();
     fixed_ = break_after >= 0;
     every_ = fixed_ ? std::max<Index>(1, break_after) : 1;
     left_ = every_;
@@ -70,7 +74,7 @@ class ServeCadence {
   /// fixed break_after: always, as LB4MPI.
   [[nodiscard]] bool answer_due() const {
     if (fixed_) return true;
-    const double every = static_cast<double>(every_) * (kAnswerLatency / latency_);
+    const double every = static_cast<double>(every_) * (answer_latency_ / latency_);
     return static_cast<double>(since_answer_) >= every;
   }
   /// The coordinator looked for requests.
@@ -109,6 +113,7 @@ class ServeCadence {
   double last_ = -1.0;
   double per_iteration_ = 0.0;  // seconds: the estimate the count comes from
   double latency_ = kServeLatency;
+  double answer_latency_ = kAnswerLatency;
   Index since_answer_ = 0;      // iterations since the coordinator last looked for requests
 };
 

@@ -50,6 +50,18 @@ inline constexpr int kSpinPolls = 256;
 inline constexpr int kBlockSpinPolls = 64;
 /// Block: the longest sleep between two polls [seconds].
 inline constexpr double kBlockPauseCap = 50e-6;
+/// Block: a rank that works between its looks for messages (a coordinator
+/// executing its own chunks, a stealing victim) looks this many times less
+/// often, and a worker asks for this many times more work per reply
+/// (several chunks per reply). On an oversubscribed node each look may give
+/// the core away — an MPI library yields in its progress engine there (Open
+/// MPI's mpi_yield_when_idle) — and the ranks that wait sleep meanwhile:
+/// Mandelbrot 256², FAC2, 4 ranks on 2 cores, the coordinator holding the
+/// costliest chunk took 72 ms at 20 µs, 56 ms at 500 µs (factor 25), 49.8
+/// ms at 2 ms (docs/RUNTIME.md).
+inline constexpr double kBlockLatencyFactor = 100.0;
+/// kBlockLatencyFactor under the Block policy in force, else 1.
+double latency_factor();
 /// The pause between two fruitless polls number `polls` and `polls + 1` of
 /// something another rank must do first, by the policy in force.
 void backoff(int polls);
