@@ -39,6 +39,11 @@ void Coordinator::start(Index n) {
   if (cadence_.automatic()) cadence_.checked(ctx_.meter->now());
   if (ctx_.size == 1) return;
   inbox_.listen();
+  // Its own first chunk, then the workers' first work: the coordinator
+  // takes the loop's first step, as a hand-written master does (which rank
+  // holds a costly chunk of the first batch then matches that loop's).
+  Grab first;
+  fresh_ = next_own_chunk(true, first);
   // Initial work for every worker, in rank order, so that nobody starts with a request.
   for (int w = 0; w < ctx_.size; ++w) {
     if (w != ctx_.rank && (skip_.empty() || skip_[static_cast<std::size_t>(w)] == 0)) recovery_->answer(w);
@@ -189,8 +194,14 @@ Grab Coordinator::acquire(bool may_wait) {
       // Finished elsewhere first: the rest of this copy is not needed.
       ctx_.results->drop(cut_.id());
       cut_.clear();
+      fresh_ = false;
     }
     if (!cut_.empty()) {
+      if (fresh_) {  // the chunk start() took
+        fresh_ = false;
+        grab.new_chunk = true;
+        grab.chunk = own_chunk_;
+      }
       grab.kind = Grab::Kind::Piece;
       grab.piece = cut_.take(cadence_.budget());
       grab.chunk_id = cut_.id();

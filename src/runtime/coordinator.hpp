@@ -63,6 +63,7 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler, 
   ResultsInbox results_in_;
   std::unique_ptr<CoordinatorRecovery> recovery_;  // runtime/recovery/: plain, or recovering
   bool own_over_ = false;  // no chunk of its own will come any more
+  bool fresh_ = false;     // start() took its first chunk: the first piece begins it
   std::vector<std::pair<int, Reply>> released_;  // scratch: deferred answers a commit released
   Chunk own_chunk_;                               // its own chunk being executed (cut_)
   std::vector<char> skip_;                        // per rank: no first work (skip())
