@@ -81,6 +81,7 @@ void ResultStore::drop(std::int64_t id) {
 }
 
 void ResultStore::commit_own(std::int64_t id) {
+  if (pending_.empty()) return;  // no results (the common case without a commit function)
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     Pending& p = pending_[i];
     if (p.id != id) continue;
