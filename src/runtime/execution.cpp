@@ -16,10 +16,11 @@ namespace {
 // Pieces that ended on this thread so far, over every loop, observed or not:
 // a loop whose count moved between two of its pieces had another loop's piece
 // run in between (ChunkObserver::piece's `resumed`).
-// Initial-exec: read and written on every piece, and in a shared library
-// the default model calls __tls_get_addr each time (3 % of a one-rank SS
-// hand-out).
-[[gnu::tls_model("initial-exec")]] thread_local std::uint64_t g_pieces_ended = 0;
+// The default TLS model (a __tls_get_addr call per piece in the shared
+// library, about 3 % of a one-rank SS hand-out): initial-exec cannot be
+// loaded by dlopen once the static TLS block is full, which SimGrid's SMPI
+// does with a copy of the program per simulated rank (sim.checksums).
+thread_local std::uint64_t g_pieces_ended = 0;
 }  // namespace
 
 Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const ExecConfig& config,
