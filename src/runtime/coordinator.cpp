@@ -75,9 +75,7 @@ void Coordinator::handle(int worker, const Request& request) {
   }
   switch (request.kind) {
     case kAsk:
-      // Several chunks per reply only where nothing is re-issued: a robust
-      // loop keeps one chunk per message.
-      assign_->asked_for(ctx_.bounded() ? 1 : std::max(1, request.want));
+      assign_->asked_for(std::max(1, request.want));  // the assignment decides whether it batches
       recovery_->answer(worker);
       assign_->asked_for(1);
       break;

@@ -71,6 +71,18 @@ bool ResultStore::take(std::int64_t id, std::vector<std::byte>& out) {
   return false;
 }
 
+bool ResultStore::forget_if_empty(std::int64_t id) {
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    if (pending_[i].id != id) continue;
+    for (const Piece& piece : pending_[i].pieces) {
+      if (piece.bytes > 0) return false;
+    }
+    erase(i);
+    return true;
+  }
+  return true;
+}
+
 void ResultStore::drop(std::int64_t id) {
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     if (pending_[i].id == id) {

@@ -99,14 +99,12 @@ void Worker::pop_unreported(Request& into) {
   into.count = 1;
   if (!d.batched || into.result_bytes >= 0 || ctx_.kept != nullptr) return;
   // The next parts of a batch, without results, go in the same report.
-  std::vector<std::byte> none;
   while (!unreported_.empty()) {
     const Done& n = unreported_.front();
     if (!n.batched || n.id != into.id + into.count || n.chunk.begin != into.begin + into.size ||
-        ctx_.results->has(n.id) || into.count == INT32_MAX) {
+        into.count == INT32_MAX || !ctx_.results->forget_if_empty(n.id)) {
       break;
     }
-    (void)ctx_.results->take(n.id, none);  // forgets its (empty) entry
     into.size += n.chunk.size;
     ++into.count;
     unreported_.pop_front();
@@ -247,20 +245,13 @@ Grab Worker::acquire(bool may_wait) {
     }
     state_ = State::Idle;
     request_at_ = assign_->prefetch() ? request_point(ctx_.config.request_when, ready_.size) : 0;
-    if (ready_count_ > 1) {
-      batch_ = Batch{ready_id_, ready_.begin, ready_.end(), ready_each_};
-      parts_ = ctx_.config.chunks_per_reply < 0 ? ready_count_ : 0;  // timed when learnt
-      begin_part(grab);
-    } else {
-      cut_.begin(ready_, ready_id_);
-      current_ = ready_;
-      current_batched_ = false;
-      recovery_->chunk_begins();
-      grab.new_chunk = true;
-      grab.chunk = ready_;
-      if (batching_ && ctx_.config.chunks_per_reply < 0) parts_ = 1;
-    }
+    // Every reply is a batch, of one chunk or of several (Reply::count).
+    const bool several = ready_count_ > 1;
+    batch_ = Batch{ready_id_, ready_.begin, ready_.end(), several ? ready_each_ : ready_.size, several};
+    // Timed when the batch size is learnt (learn_batch).
+    parts_ = batching_ && ctx_.config.chunks_per_reply < 0 ? ready_count_ : 0;
     if (parts_ > 0) batch_t0_ = ctx_.meter->now();
+    begin_part(grab);
   }
 }
 
@@ -269,7 +260,7 @@ void Worker::begin_part(Grab& grab) {
   cut_.begin(part, batch_.next_id++);
   batch_.pos = part.end();
   current_ = part;
-  current_batched_ = true;
+  current_batched_ = batch_.several;
   recovery_->chunk_begins();
   grab.new_chunk = true;
   grab.chunk = part;

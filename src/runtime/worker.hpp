@@ -73,9 +73,11 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
     Index pos = 0;              ///< where it starts
     Index end = 0;              ///< the batch's end
     Index each = 0;             ///< a part's size (the last at most that)
+    bool several = false;       ///< a reply of several chunks (not a batch of one)
     [[nodiscard]] Index rest() const { return end - pos; }
   };
-  /// Begins the next part of the batch: a chunk of its own.
+  /// Begins the next part of the batch: a chunk of its own (every reply's
+  /// chunk is begun here, as a batch of one when it holds one).
   void begin_part(Grab& grab);
   /// At the end of a batch: how many chunks to ask for, from the time its
   /// parts took (kBatchSpan of work per reply).

@@ -52,16 +52,9 @@ class ResultStore {
   /// The serialized results of chunk `id` into `out`, forgotten here; false
   /// (out empty) when nothing was attached to it.
   bool take(std::int64_t id, std::vector<std::byte>& out);
-  /// Whether bytes were attached to chunk `id` (not yet taken).
-  [[nodiscard]] bool has(std::int64_t id) const {
-    for (const Pending& p : pending_) {
-      if (p.id != id) continue;
-      for (const Piece& piece : p.pieces) {
-        if (piece.bytes > 0) return true;
-      }
-    }
-    return false;
-  }
+  /// True when no bytes were attached to chunk `id` (its entry, if any, is
+  /// forgotten); false, and nothing changes, when some were.
+  bool forget_if_empty(std::int64_t id);
   /// Forgets every chunk's results not yet taken (their chunks are given up).
   void forget() {
     pending_.clear();
