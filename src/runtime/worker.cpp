@@ -135,6 +135,16 @@ void Worker::ask() {
     reports_.send(f);
     send_results(f);
   }
+  if (state_ != State::Idle) {
+    // A reply came while those reports went out (sending results polls):
+    // under recovery the end of the loop, sent unasked. Nothing to ask
+    // for; the last report goes on its own unless the loop is over.
+    if (state_ != State::EndReady && outgoing_.kind == kFinished) {
+      reports_.send(outgoing_);
+      send_results(outgoing_);
+    }
+    return;
+  }
   outgoing_.epoch = ctx_.epoch;
   outgoing_.kind = kAsk;
   // Several chunks per reply: as many as set, or as learnt (learn_batch).
