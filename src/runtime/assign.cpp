@@ -36,7 +36,7 @@ class Recursive final : public Assignment {
     const Chunk c = *calc.next(worker);
     reply.kind = kChunk;
     reply.chunk = c;
-    if (info(ctx_.config.technique).constant_size && !ctx_.bounded()) {
+    if (info(ctx_.config.technique).constant_size) {
       // Several chunks in one reply (Request::want): the next steps of a
       // constant size follow on, so the reply says where they start, how
       // many and of what size (batch_part); the last one may be shorter

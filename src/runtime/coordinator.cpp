@@ -94,10 +94,27 @@ void Coordinator::chunk_reported(const Request& report, const std::vector<std::b
   if (report.epoch != ctx_.epoch) return;  // of an abandoned execution: its results drained, dropped
   // A report of several chunks (Request::count) names them by their steps;
   // the ledger knows their ranges (only centralized replies carry several).
-  const bool first = ledger_.finished(report.id, report.count > 1 ? 0 : report.size);
-  for (std::int32_t j = 1; j < report.count; ++j) (void)ledger_.finished(report.id + j, 0);
-  if (first && report.result_bytes >= 0) ctx_.results->commit(results.data(), results.size());
-  recovery_->reported(first);
+  if (report.count <= 1) {
+    const bool first = ledger_.finished(report.id, report.size);
+    if (first && report.result_bytes >= 0) ctx_.results->commit(results.data(), results.size());
+    recovery_->reported(first);
+  } else {
+    // Each part commits its results (a frame each) if it finished here
+    // first: under recovery a copy may have finished it elsewhere.
+    firsts_.assign(static_cast<std::size_t>(report.count), 0);
+    bool any = false;
+    for (std::int32_t j = 0; j < report.count; ++j) {
+      firsts_[static_cast<std::size_t>(j)] = ledger_.finished(report.id + j, 0) ? 1 : 0;
+      any = any || firsts_[static_cast<std::size_t>(j)] != 0;
+    }
+    if (report.result_bytes >= 0) {
+      ctx_.results->commit_frames(results.data(), results.size(), [this, &report](std::int32_t j) {
+        if (j < 0 || j >= report.count) throw Error("lb4mpi: internal error: malformed chunk results received");
+        return firsts_[static_cast<std::size_t>(j)] != 0;
+      });
+    }
+    recovery_->reported(any);
+  }
 }
 
 int Coordinator::serve_ready() {

@@ -67,6 +67,7 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler, 
   std::vector<std::pair<int, Reply>> released_;  // scratch: deferred answers a commit released
   Chunk own_chunk_;                               // its own chunk being executed (cut_)
   std::vector<char> skip_;                        // per rank: no first work (skip())
+  std::vector<char> firsts_;                      // scratch: which parts of a report finished first
 };
 
 }  // namespace lb4mpi::rt

@@ -50,8 +50,9 @@ struct Request {
   std::int64_t begin = 0;     ///< the chunk's start (kFinished, kAsk with id >= 0; kCommit)
   std::int64_t size = 0;      ///< the chunk's size (ditto)
   /// kAsk, kFinished: the finished chunks reported, `id` .. `id + count - 1`,
-  /// consecutive and together [begin, begin + size) — a batch's chunks
-  /// without results go in one report (several chunks per reply, below).
+  /// consecutive and together [begin, begin + size) — a batch's chunks go
+  /// in one report (several chunks per reply, below); with count > 1 their
+  /// results are frames, one per part that has some (ResultStore::frame).
   std::int32_t count = 1;
   /// kAsk: how many chunks this rank would take in one reply (>= 1): its
   /// chunks are far shorter than a message (several chunks per reply).

@@ -32,6 +32,30 @@ void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
   }
 }
 
+void ReportSender::append(Request& into, std::int64_t id, Chunk part) {
+  if (into.count == 1 && into.result_bytes >= 0) {  // the first part's results become a frame
+    part_.swap(buf_);
+    buf_.clear();
+    ResultStore::frame(buf_, 0, part_);
+  }
+  const bool has = ctx_.results->take(id, part_);
+  if (has) ResultStore::frame(buf_, into.count, part_);
+  if (ctx_.kept != nullptr) {
+    KeptChunk* last = ctx_.kept->empty() ? nullptr : &ctx_.kept->back();
+    if (!has && last != nullptr && !last->has_results && last->chunk.end() == part.begin) {
+      last->chunk.size += part.size;  // kept as one range
+    } else {
+      ctx_.kept->push_back(KeptChunk{part, has, part_});
+    }
+  }
+  into.size += part.size;
+  ++into.count;
+  into.result_bytes = buf_.empty() ? -1 : static_cast<std::int64_t>(buf_.size());
+  if (into.result_bytes >= 0 && buf_.size() <= Request::kInlineResults) {
+    std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
+  }
+}
+
 void ReportSender::send_bytes(const void* data, int bytes, int tag, const char* what) {
   if (!ctx_.bounded()) {
     check_mpi(MPI_Send(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm), what);

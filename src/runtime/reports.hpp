@@ -35,6 +35,11 @@ class ReportSender {
   /// into `into`: inline when they fit, else announced (send_results then
   /// sends them from this sender's buffer).
   void fill(Request& into, std::int64_t id, Chunk chunk);
+  /// The report `into` (filled by fill(), then perhaps appended to) takes
+  /// in the next part of its batch: chunk `id`, range `part`, consecutive.
+  /// Its results, if any, join the report's as a frame (ResultStore::frame;
+  /// the first part's are framed too once a second part joins).
+  void append(Request& into, std::int64_t id, Chunk part);
   /// `message` (its epoch set here) to the coordinator, waited for — when
   /// bounded no longer than the patience.
   void send(Request& message);
@@ -52,6 +57,7 @@ class ReportSender {
 
   Context& ctx_;
   std::vector<std::byte> buf_;  // the results of the report being sent
+  std::vector<std::byte> part_;  // scratch: one part's results (append)
   struct ResultSend {
     MPI_Request request = MPI_REQUEST_NULL;
     std::vector<std::byte> data;

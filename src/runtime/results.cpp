@@ -71,18 +71,6 @@ bool ResultStore::take(std::int64_t id, std::vector<std::byte>& out) {
   return false;
 }
 
-bool ResultStore::forget_if_empty(std::int64_t id) {
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    if (pending_[i].id != id) continue;
-    for (const Piece& piece : pending_[i].pieces) {
-      if (piece.bytes > 0) return false;
-    }
-    erase(i);
-    return true;
-  }
-  return true;
-}
-
 void ResultStore::drop(std::int64_t id) {
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     if (pending_[i].id == id) {
@@ -110,7 +98,7 @@ void ResultStore::commit_own(std::int64_t id) {
   }
 }
 
-void ResultStore::commit(const std::byte* data, std::size_t bytes) const {
+std::size_t ResultStore::commit(const std::byte* data, std::size_t bytes, bool apply) const {
   const auto bad = [] { return Error("lb4mpi: internal error: malformed chunk results received"); };
   if (bytes < sizeof(std::int64_t)) throw bad();
   const std::int64_t count = get(data);
@@ -123,8 +111,25 @@ void ResultStore::commit(const std::byte* data, std::size_t bytes) const {
     const Index size = get(row + sizeof(std::int64_t));
     const auto n = static_cast<std::size_t>(get(row + 2 * sizeof(std::int64_t)));
     if (n > bytes - offset) throw bad();
-    if (commit_) commit_(Chunk{first_ + begin, size}, data + offset, n);
+    if (apply && commit_) commit_(Chunk{first_ + begin, size}, data + offset, n);
     offset += n;
+  }
+  return offset;
+}
+
+void ResultStore::frame(std::vector<std::byte>& out, std::int32_t part, const std::vector<std::byte>& taken) {
+  put(out, part);
+  out.insert(out.end(), taken.begin(), taken.end());
+}
+
+void ResultStore::commit_frames(const std::byte* data, std::size_t bytes,
+                                const std::function<bool(std::int32_t)>& first) const {
+  std::size_t at = 0;
+  while (at < bytes) {
+    if (bytes - at < sizeof(std::int64_t)) throw Error("lb4mpi: internal error: malformed chunk results received");
+    const auto part = static_cast<std::int32_t>(get(data + at));
+    at += sizeof(std::int64_t);
+    at += commit(data + at, bytes - at, first(part));
   }
 }
 

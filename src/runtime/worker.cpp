@@ -97,16 +97,15 @@ void Worker::pop_unreported(Request& into) {
   unreported_.pop_front();
   reports_.fill(into, d.id, d.chunk);
   into.count = 1;
-  if (!d.batched || into.result_bytes >= 0 || ctx_.kept != nullptr) return;
-  // The next parts of a batch, without results, go in the same report.
+  if (!d.batched) return;
+  // The next parts of a batch go in the same report, with their results.
   while (!unreported_.empty()) {
     const Done& n = unreported_.front();
     if (!n.batched || n.id != into.id + into.count || n.chunk.begin != into.begin + into.size ||
-        into.count == INT32_MAX || !ctx_.results->forget_if_empty(n.id)) {
+        into.count == INT32_MAX) {
       break;
     }
-    into.size += n.chunk.size;
-    ++into.count;
+    reports_.append(into, n.id, n.chunk);
     unreported_.pop_front();
   }
 }
@@ -198,13 +197,18 @@ void Worker::await_reply() {
 Grab Worker::acquire(bool may_wait) {
   Grab grab;
   for (;;) {
-    if (recovery_->listens() && !cut_.empty()) {
-      // Checked between pieces: the end of the loop cuts the chunk short
-      // (every iteration is finished, this copy is not needed).
-      ctx_.engine->poll();
+    if (recovery_->listens()) {
+      // Checked between pieces: the end of the loop (under recovery it
+      // comes when every iteration is finished) cuts the chunk short, and
+      // the rest of its batch, finished elsewhere too.
+      if (!cut_.empty()) ctx_.engine->poll();
       if (state_ == State::EndReady) {
-        ctx_.results->drop(cut_.id());
-        cut_.clear();
+        if (!cut_.empty()) {
+          ctx_.results->drop(cut_.id());
+          cut_.clear();
+        }
+        batch_ = Batch{};
+        parts_ = 0;
       }
     }
     if (cut_.empty() && batch_.rest() > 0) begin_part(grab);

@@ -52,9 +52,6 @@ class ResultStore {
   /// The serialized results of chunk `id` into `out`, forgotten here; false
   /// (out empty) when nothing was attached to it.
   bool take(std::int64_t id, std::vector<std::byte>& out);
-  /// True when no bytes were attached to chunk `id` (its entry, if any, is
-  /// forgotten); false, and nothing changes, when some were.
-  bool forget_if_empty(std::int64_t id);
   /// Forgets every chunk's results not yet taken (their chunks are given up).
   void forget() {
     pending_.clear();
@@ -64,8 +61,18 @@ class ResultStore {
   void drop(std::int64_t id);
   /// The coordinator's own chunk `id` finished first: commit its results.
   void commit_own(std::int64_t id);
-  /// Commits results serialized by take() on another rank.
-  void commit(const std::byte* data, std::size_t bytes) const;
+  /// Commits results serialized by take() on another rank; with `apply`
+  /// false only reads past them. Returns their size (they may be followed
+  /// by more: frames, below).
+  std::size_t commit(const std::byte* data, std::size_t bytes, bool apply = true) const;
+
+  /// Several chunks' results in one message (a report of a batch's parts,
+  /// Request::count): for each part with results, its index in the report
+  /// then take()'s serialization, appended to `out`.
+  static void frame(std::vector<std::byte>& out, std::int32_t part, const std::vector<std::byte>& taken);
+  /// Commits the frames of `data` whose part `first(part)` says finished
+  /// first (the others are read past).
+  void commit_frames(const std::byte* data, std::size_t bytes, const std::function<bool(std::int32_t)>& first) const;
 
  private:
   struct Piece {
