@@ -124,6 +124,12 @@ struct Context {
   /// Recovery: a failover message arrived; the roles give up their
   /// coordinator at their next check (throwing CoordinatorLost).
   bool takeover = false;
+  /// Recovery, loops in flight together: a copy (a chunk out elsewhere)
+  /// waits while another loop of the set may have original work — the
+  /// roles answer NotNow instead of beginning one, and say so in
+  /// copy_deferred (Execution::poll).
+  bool copies_later = false;
+  bool copy_deferred = false;
   /// Recovery: extra seconds of patience until the coordinator is first
   /// heard of (a successor collects the survivors' state first).
   double grace = 0.0;

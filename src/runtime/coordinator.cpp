@@ -186,6 +186,13 @@ bool Coordinator::next_own_chunk(bool may_wait, Grab& grab) {
       return !blocked;
     }, false);
   }
+  if (own.kind == Assignment::Own::Kind::None && ctx_.copies_later) {
+    // Recovery, loops in flight together: a copy of its own waits while
+    // another loop of the set may have original work.
+    ctx_.copy_deferred = true;
+    grab = Grab::of(Grab::Kind::NotNow);
+    return false;
+  }
   if (own.kind == Assignment::Own::Kind::None) recovery_->own_exhausted(own);
   if (own.kind == Assignment::Own::Kind::None) {
     own_over_ = true;

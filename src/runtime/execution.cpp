@@ -248,6 +248,18 @@ std::optional<Chunk> Execution::next() {
 
 Grab::Kind Execution::poll(Chunk& piece) { return obtain(false, piece); }
 
+Grab::Kind Execution::poll(Chunk& piece, bool copies_later, bool& copy_deferred) {
+  struct Reset {
+    Context& ctx;
+    ~Reset() { ctx.copies_later = false; }
+  } reset{*ctx_};
+  ctx_->copies_later = copies_later;
+  ctx_->copy_deferred = false;
+  const Grab::Kind k = obtain(false, piece);
+  copy_deferred = ctx_->copy_deferred;
+  return k;
+}
+
 std::vector<RankFigures> Execution::finish() {
   if (!started_) throw Error("lb4mpi: internal error: finish() before start()");
   // A rank that stops early still takes part in the protocol, so that no

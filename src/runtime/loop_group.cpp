@@ -39,9 +39,11 @@ void LoopGroup::exclude_from_others(int l, double seconds) {
   }
 }
 
-Grab::Kind LoopGroup::poll(int l, Chunk& piece) {
+Grab::Kind LoopGroup::poll(int l, Chunk& piece, bool copies_later, bool* deferred) {
   const double t0 = clock_now();
-  const Grab::Kind k = execs_[static_cast<std::size_t>(l)]->poll(piece);
+  bool waiting_copy = false;
+  const Grab::Kind k = execs_[static_cast<std::size_t>(l)]->poll(piece, copies_later, waiting_copy);
+  if (deferred != nullptr && waiting_copy) *deferred = true;
   exclude_from_others(l, clock_now() - t0);
   return k;
 }
@@ -100,12 +102,18 @@ std::optional<Chunk> LoopGroup::next(int l) {
 
 bool LoopGroup::next_any(int& loop, Chunk& piece) {
   end_piece();
+  // Recovery: a pass first looks for original work only; a copy of a chunk
+  // out elsewhere (a loop whose assignment is over) is begun by the next
+  // pass, when no loop had original work to give.
+  bool copies_now = !bounded_;
   for (;;) {
     const std::uint64_t seen = engine_.completions();
     bool all_done = true;
+    bool deferred = false;
     for (int l = 0; l < size(); ++l) {
       if (drained(l)) continue;
-      Grab::Kind k = poll(l, piece);
+      const bool later = !copies_now && !idle_probing_[static_cast<std::size_t>(l)];
+      Grab::Kind k = poll(l, piece, later, &deferred);
       // Idle probing: stay with loop l until it has a piece or is done.
       while (k == Grab::Kind::NotNow && idle_probing_[static_cast<std::size_t>(l)]) {
         wait_for_anything();
@@ -119,6 +127,11 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
       if (k == Grab::Kind::NotNow || k == Grab::Kind::Serving) all_done = false;
     }
     if (all_done) return false;
+    if (deferred) {  // no original work anywhere: the copies, at once
+      copies_now = true;
+      continue;
+    }
+    copies_now = !bounded_;
     // Nothing anywhere right now: wait for a message, unless one arrived
     // during the pass (it may have changed a loop polled before it).
     if (engine_.completions() == seen) wait_for_anything();

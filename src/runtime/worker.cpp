@@ -257,6 +257,10 @@ Grab Worker::acquire(bool may_wait) {
       if (recovery_->reports_at_once()) unreported_.clear();  // the loop is complete: nobody needs these reports
       continue;
     }
+    if (state_ == State::ReadyCopy && ctx_.copies_later) {
+      ctx_.copy_deferred = true;  // another loop of the set first
+      return Grab::of(Grab::Kind::NotNow);
+    }
     state_ = State::Idle;
     request_at_ = assign_->prefetch() ? request_point(ctx_.config.request_when, ready_.size) : 0;
     // Every reply is a batch, of one chunk or of several (Reply::count).

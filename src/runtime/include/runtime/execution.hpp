@@ -62,8 +62,11 @@ class Execution {
   /// previous technique learnt is dropped. Every rank must ask for the same.
   void use_technique(Technique t) { next_technique_ = t; }
 
-  /// Non-blocking next() for loops in flight together.
+  /// Non-blocking next() for loops in flight together. With
+  /// `copies_later` (recovery) a copy of a chunk out elsewhere is not begun
+  /// now: NotNow, and `copy_deferred` says that one is waiting.
   Grab::Kind poll(Chunk& piece);
+  Grab::Kind poll(Chunk& piece, bool copies_later, bool& copy_deferred);
   /// Ends the current piece (its time counts as work).
   void end_piece();
   [[nodiscard]] bool drained() const { return drained_; }

@@ -49,7 +49,8 @@ class LoopGroup {
 
  private:
   /// poll() of loop `l`; the time it takes is loop l's, not the others' (tExclude).
-  Grab::Kind poll(int l, Chunk& piece);
+  /// `copies_later`: a copy waits (Execution::poll); `deferred` set when one did.
+  Grab::Kind poll(int l, Chunk& piece, bool copies_later = false, bool* deferred = nullptr);
   void exclude_from_others(int l, double seconds);
   void wait_for_anything();
   /// Whether loop `l` is drained, after reopening it when its coordinator failed since (Execution::reopen).
