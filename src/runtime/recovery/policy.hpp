@@ -46,7 +46,8 @@ class CoordinatorRecovery {
   virtual void answer(int worker) = 0;
   /// A reply leaves for `worker` (stamped and in the ledger).
   virtual void deliver(int worker, const Reply& reply) = 0;
-  /// A report received; `first`: one of its chunks (a batch may report several) finished for the first time.
+  /// A report received; `first`: one of its chunks (a batch reports
+  /// several) finished for the first time.
   virtual void reported(bool /*first*/) {}
   /// The coordinator serves what arrived (between pieces): what is due.
   virtual void serving() {}
