@@ -46,7 +46,7 @@ inline void sleep(double seconds) {
 /// one lock made a 256-rank AF loop take over 10 minutes of host time.)
 /// `spin_polls`, the native spin count, does not apply.
 inline void pause(int polls, int /*spin_polls*/) {
-  sleep(1e-6 * static_cast<double>(1 << (polls < 10 ? polls : 10)));
+  sleep(1e-6 * static_cast<double>(1 << (polls < 6 ? polls : 6)));
 }
 
 }  // namespace lb4mpi::platform
