@@ -13,8 +13,12 @@ namespace {
 // Prefetch: the leader asks for the next global piece when what its node
 // has not yet handed out falls to half its last global chunk, and at least
 // this many iterations per rank of the node (the global round trip and the
-// leader's next check, about one iteration each, must fit in it).
-constexpr Index kPrefetchPerRank = 4;
+// leader's next check, about one iteration each, must fit in it). The
+// leaders contend for the global level, so its round trip grows with their
+// number: a quarter of the nodes, from 4 up to 16 (simulated, FAC2 at 1024
+// / 2048 / 4096 ranks of 16 per node: 1.034 / 1.052 / 1.131 x the bound
+// with 4, 1.031 / 1.040 / 1.115 with 16; docs/EXPERIMENTS.md).
+Index prefetch_per_rank(int nodes) { return std::clamp<Index>(nodes / 4, 4, 16); }
 
 ExecConfig node_config(const ExecConfig& c) {
   ExecConfig n = c;
@@ -96,7 +100,7 @@ bool HierScheduler::refill(bool need, bool may_wait) {
   if (global_over_) return false;
   if (!need) {
     // Prefetch: the next global piece before the node runs dry.
-    const Index threshold = std::max<Index>(kPrefetchPerRank * group_.node_size, last_chunk_ / 2);
+    const Index threshold = std::max<Index>(prefetch_per_rank(group_.nodes) * group_.node_size, last_chunk_ / 2);
     if (pool_.unscheduled(published_) > threshold) return false;
   }
   if (!pool_.room()) return false;
