@@ -25,11 +25,14 @@ void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
   into.id = id;
   into.begin = chunk.begin;
   into.size = chunk.size;
-  into.result_bytes = ctx_.results->take(id, buf_) ? static_cast<std::int64_t>(buf_.size()) : -1;
-  if (ctx_.kept != nullptr) ctx_.kept->push_back(KeptChunk{chunk, into.result_bytes >= 0, buf_});
-  if (into.result_bytes >= 0 && buf_.size() <= Request::kInlineResults) {
-    std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
-  }
+  const bool has = ctx_.results->take(id, buf_);
+  if (ctx_.kept != nullptr) ctx_.kept->push_back(KeptChunk{chunk, has, buf_});
+  announce(into, has);
+}
+
+void ReportSender::announce(Request& into, bool has) const {
+  into.result_bytes = has ? static_cast<std::int64_t>(buf_.size()) : -1;
+  if (has && buf_.size() <= Request::kInlineResults) std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
 }
 
 void ReportSender::append(Request& into, std::int64_t id, Chunk part) {
@@ -50,10 +53,7 @@ void ReportSender::append(Request& into, std::int64_t id, Chunk part) {
   }
   into.size += part.size;
   ++into.count;
-  into.result_bytes = buf_.empty() ? -1 : static_cast<std::int64_t>(buf_.size());
-  if (into.result_bytes >= 0 && buf_.size() <= Request::kInlineResults) {
-    std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
-  }
+  announce(into, !buf_.empty());
 }
 
 void ReportSender::send_bytes(const void* data, int bytes, int tag, const char* what) {

@@ -54,6 +54,8 @@ class ReportSender {
 
  private:
   void sweep();
+  /// The report's results are buf_ (`has`): their size, and inline when they fit.
+  void announce(Request& into, bool has) const;
 
   Context& ctx_;
   std::vector<std::byte> buf_;  // the results of the report being sent
