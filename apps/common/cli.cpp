@@ -151,7 +151,7 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
           .group(robust);
   cli.list("--fail-ranks", fail_ranks_, "failure injection: ranks that stop, comma-separated").group(robust);
   fail_after_flag_ = cli.option("--fail-after", fail_after_,
-                                "when a victim stops: at its k-th chunk (3) or t seconds into the loop (0.25s)")
+                                "when a victim stops: at its k-th chunk (3), t seconds into the loop (0.25s), or at its end (end)")
                          .group(robust);
   fail_how_flag_ = cli.option("--fail-how", fail_how_, "kill (SIGKILL) or exit (_exit without MPI_Finalize)")
                        .show_default()
@@ -211,7 +211,9 @@ Options CommonCli::options() const {
     const std::string& f = fail_after_;
     o.fail_after = Options::FailAfter{};
     char* end = nullptr;
-    if (!f.empty() && f.back() == 's') {
+    if (f == "end") {
+      o.fail_after.at_end = true;
+    } else if (!f.empty() && f.back() == 's') {
       o.fail_after.seconds = std::strtod(f.c_str(), &end);
       if (end != f.c_str() + f.size() - 1 || f.size() < 2) o.fail_after.seconds = -2.0;
     } else {

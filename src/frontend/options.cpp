@@ -190,6 +190,10 @@ void parse(const char* var, const char* v, std::vector<Technique>& out) {
 void parse(const char* var, const char* v, Options::FailAfter& out) {
   const std::string s(v);
   out = Options::FailAfter{};
+  if (s == "end") {
+    out.at_end = true;
+    return;
+  }
   if (!s.empty() && s.back() == 's') {
     out.seconds = parse_real(var, s.substr(0, s.size() - 1).c_str());
     return;
@@ -197,7 +201,7 @@ void parse(const char* var, const char* v, Options::FailAfter& out) {
   try {
     parse(var, v, out.chunks);
   } catch (const Error&) {
-    throw Error(std::string(var) + "='" + v + "'; valid: a number of chunks (3) or of seconds (0.25s)");
+    throw Error(std::string(var) + "='" + v + "'; valid: a number of chunks (3), of seconds (0.25s), or end");
   }
 }
 
@@ -224,6 +228,7 @@ void hash(Fingerprint& h, const std::vector<Technique>& v) {
 void hash(Fingerprint& h, const Options::FailAfter& v) {
   h.add(v.chunks);
   h.add(v.seconds);
+  h.add(v.at_end);
 }
 void hash(Fingerprint& h, const std::string& v) {
   h.add(v.size());

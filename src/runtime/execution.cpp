@@ -5,6 +5,7 @@
 
 #include "feedback.hpp"
 #include "models.hpp"
+#include "recovery/policy.hpp"
 #include "recovery/survivors.hpp"
 #include "runtime/agreement.hpp"
 #include "context.hpp"
@@ -60,6 +61,7 @@ bool Execution::reopen() {
   if (!drained_ || !sched_ || !started_ || !sched_->orphaned()) return false;
   drained_ = false;
   overhead_at_finish_ = -1.0;
+  concluded_.reset();  // a set's loop whose exchange its coordinator survived: committed there, gone with it
   sched_->recover();
   return true;
 }
@@ -138,6 +140,7 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
   n_ = last - first;
   ++step_;
   mine_ = RankFigures{};
+  concluded_.reset();
   in_piece_ = false;
   drained_ = false;
   overhead_at_finish_ = -1.0;
@@ -242,8 +245,27 @@ Grab::Kind Execution::obtain(bool may_wait, Chunk& piece) {
 
 std::optional<Chunk> Execution::next() {
   Chunk c;
-  if (obtain(true, c) == Grab::Kind::Piece) return c;
+  do {
+    if (obtain(true, c) == Grab::Kind::Piece) return c;
+  } while (!conclude());
   return std::nullopt;
+}
+
+bool Execution::conclude() {
+  if (!drained_ || !started_ || concluded_ || !ctx_->bounded()) return true;
+  if (fault_) fault_->loop_ends();
+  settle();
+  try {
+    concluded_ = exchange_->exchange(ctx_->comm, mine_);
+    return true;
+  } catch (const CoordinatorLost&) {
+    // Silent after the loop's end: the survivors fail over, and the
+    // successor's loop has at least the failed coordinator's own chunks.
+    drained_ = false;
+    overhead_at_finish_ = -1.0;
+    sched_->recover();
+    return false;
+  }
 }
 
 Grab::Kind Execution::poll(Chunk& piece) { return obtain(false, piece); }
@@ -268,7 +290,20 @@ std::vector<RankFigures> Execution::finish() {
     Chunk c;
     if (obtain(true, c) == Grab::Kind::Piece) mine_.dropped += c.size;
   }
-  mine_.iterations -= mine_.dropped;
+  std::vector<RankFigures> all;
+  if (concluded_) {
+    all = std::move(*concluded_);
+    concluded_.reset();
+  } else {
+    mine_.iterations -= mine_.dropped;
+    settle();
+    all = exchange_->exchange(ctx_->comm, mine_);
+  }
+  sched_->end(all);
+  return all;
+}
+
+void Execution::settle() {
   mine_.calculations = meter_->calculations;
   mine_.overhead = meter_->overhead;
   mine_.serve_time = meter_->serve_time;
@@ -280,9 +315,6 @@ std::vector<RankFigures> Execution::finish() {
     // nanoseconds each, count as work).
     mine_.work_time = std::max(0.0, mine_.finish_time - std::max(0.0, overhead_at_finish_));
   }
-  std::vector<RankFigures> all = exchange_->exchange(ctx_->comm, mine_);
-  sched_->end(all);
-  return all;
 }
 
 }  // namespace lb4mpi::rt

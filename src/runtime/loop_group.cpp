@@ -80,6 +80,18 @@ bool LoopGroup::drained(int l) {
   return e.drained();
 }
 
+bool LoopGroup::concluded() {
+  if (!bounded_) return true;
+  // Loop after loop, as the coordinator gathers them. A loop reopened by a
+  // failover during its end marks the coordinator failed for the set: the
+  // next ones reopen at drained() without waiting for it again.
+  bool all = true;
+  for (int l = 0; l < size(); ++l) {
+    if (!drained(l) || !execs_[static_cast<std::size_t>(l)]->conclude()) all = false;
+  }
+  return all;
+}
+
 std::optional<Chunk> LoopGroup::next(int l) {
   if (l < 0 || l >= size()) {
     throw Error("lb4mpi: loop " + std::to_string(l) + " does not exist (valid: 0.." + std::to_string(size() - 1) + ")");
@@ -126,7 +138,8 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
       }
       if (k == Grab::Kind::NotNow || k == Grab::Kind::Serving) all_done = false;
     }
-    if (all_done) return false;
+    if (all_done && concluded()) return false;
+    if (all_done) continue;  // the coordinator failed during the end: reopened
     if (deferred) {  // no original work anywhere: the copies, at once
       copies_now = true;
       continue;
@@ -142,7 +155,8 @@ bool LoopGroup::terminated() {
   end_piece();
   bool all = true;
   for (int l = 0; l < size(); ++l) all = drained(l) && all;
-  if (all) return true;
+  if (all && concluded()) return true;
+  if (all) return false;  // the coordinator failed during the end: reopened
   // A whole round found nothing and no message arrived since the last look
   // (a message handled while polling one loop may have ended another, whose
   // next poll then says so): wait for a message.

@@ -387,7 +387,9 @@ class Runner:
         """Coordinator failover (docs/ROBUST.md): on 4 ranks, ranks {0}, {0,1}, {0,2,3} and {1,0}
         (in that order) SIGKILLed from outside mid-run, and {0} then its successor 1 while it
         recovers, in every mode: the run completes with the failure-free checksum, every survivor
-        names the victims, the lowest survivor is the final coordinator."""
+        names the victims, the lowest survivor is the final coordinator.
+        Then the end-of-loop exchange (--fail-after end: a victim stops once the loop ended on it,
+        before the exchange): {0} in every mode and {0,1} (the successor, too, stops at its end)."""
         ok = 0
         total = 0
         ranks = 4
@@ -405,6 +407,14 @@ class Runner:
                 label = f"failover {mode} {app} killed {victims} after {delays} s"
                 ok += self.check_completed(label, app, ranks, res, victims)
                 total += 1
+        for j, (mode, victims) in enumerate([(m, [0]) for m in MODES] + [("centralized", [0, 1])]):
+            app = sorted(APPS)[j % len(APPS)]
+            extra = ["--robust", "--robust-timeout", "1", "--mode", mode,
+                     "--fail-ranks", ",".join(map(str, victims)), "--fail-after", "end"]
+            res = self.run(self.command(app, ranks, extra), None, ranks)
+            ok += self.check_completed(f"failover {mode} {app} {victims} stop at the loop's end", app, ranks, res,
+                                       victims)
+            total += 1
         return ok, total
 
     def loops(self, coordinator=False):
@@ -414,7 +424,8 @@ class Runner:
         from outside: every loop's results committed once, the failure-free checksum.
         coordinator: rank 0 killed 0.05 s into the first loop (every loop of the set is then in flight,
         and fails over to rank 1), asynchronous in every mode and synchronous once, and 0.8 s in
-        (asynchronous: the loops that ended on it are reopened under rank 1) twice."""
+        (asynchronous: the loops that ended on it are reopened under rank 1) twice, and at the set's
+        end (--fail-after end: during the end-of-loop exchange; every loop is reopened)."""
         # (mode, --async?, victims, how): each mode both ways, each way of killing in each drive.
         cases = [("centralized", True, [2], "inject"), ("centralized", False, [1, 3], "outside"),
                  ("distributed", True, [1, 3], "outside"), ("distributed", False, [2], "inject"),
@@ -424,7 +435,7 @@ class Runner:
             # loop ended on the coordinator: the ended loops go on under the successor too)
             cases = [("centralized", True, [0], "inject"), ("distributed", True, [0], "outside"),
                      ("distributed-rma", True, [0], "inject-late"), ("centralized", True, [0], "outside-late"),
-                     ("distributed", False, [0], "inject")]
+                     ("distributed", False, [0], "inject"), ("distributed-rma", True, [0], "inject-end")]
         ok = 0
         total = 0
         ranks = 4
@@ -438,6 +449,7 @@ class Runner:
             late = how.endswith("-late")
             if how.startswith("inject"):
                 when = ("0.8s" if late else "0.05s") if coordinator else "2"
+                when = "end" if how.endswith("-end") else when
                 extra += ["--fail-ranks", ",".join(map(str, victims)), "--fail-after", when]
             else:
                 kill = (ranks, victims, (0.8 if late else 0.05) if coordinator else 0.1)
@@ -445,7 +457,7 @@ class Runner:
             res = self.run(self.command(app, ranks, extra), kill, ranks)
             label = (f"loops 3 {'async' if asynchronous else 'sync'} {mode} victims {victims} "
                      f"({'injection' if how.startswith('inject') else 'kill -9 from outside'}"
-                     f"{', late' if late else ''})")
+                     f"{', late' if late else ''}{', at the end' if how.endswith('-end') else ''})")
             ok += self.check_completed(label, app, ranks, res, victims)
             total += 1
         return ok, total

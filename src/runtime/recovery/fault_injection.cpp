@@ -1,6 +1,7 @@
 // The declarative failure injection of ExecConfig (runtime/fault.hpp): the
 // victim stops at its k-th chunk (before executing it) or t seconds into an
-// execution, checked when it begins a piece; by SIGKILL or _exit(1).
+// execution, checked when it begins a piece, or when the loop ended on it
+// (before the end-of-loop exchange); by SIGKILL or _exit(1).
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,7 +16,11 @@ namespace {
 class ConfiguredFault final : public FaultInjector {
  public:
   ConfiguredFault(const ExecConfig& c, int rank)
-      : after_chunks_(c.fail_after_chunks), after_s_(c.fail_after_s), exit_(c.fail_exit), rank_(rank) {}
+      : after_chunks_(c.fail_after_chunks),
+        after_s_(c.fail_after_s),
+        at_end_(c.fail_at_end),
+        exit_(c.fail_exit),
+        rank_(rank) {}
 
   void execution_starts(double t0) override {
     t0_ = t0;
@@ -24,6 +29,7 @@ class ConfiguredFault final : public FaultInjector {
 
   void piece_begins(bool new_chunk) override {
     if (new_chunk) ++chunks_;
+    if (at_end_) return;
     bool now = false;
     if (after_chunks_ >= 1) {
       now = chunks_ >= after_chunks_;  // its k-th chunk arrived: it dies with it
@@ -32,18 +38,27 @@ class ConfiguredFault final : public FaultInjector {
     } else {
       now = true;  // at its first chunk
     }
-    if (!now) return;
+    if (now) stop();
+  }
+
+  void loop_ends() override {
+    if (at_end_) stop();
+  }
+
+ private:
+  [[noreturn]] void stop() const {
     std::fprintf(stderr, "lb4mpi: failure injection: rank %d stops now (%s, LB4MPI_FAIL_RANKS)\n", rank_,
                  exit_ ? "exit" : "SIGKILL");
     std::fflush(stderr);
     std::fflush(stdout);
     if (exit_) _exit(1);
     raise(SIGKILL);
+    _exit(1);  // not reached
   }
 
- private:
   int after_chunks_;
   double after_s_;
+  bool at_end_;
   bool exit_;
   int rank_;
   double t0_ = 0.0;

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "protocol.hpp"
+#include "recovery/policy.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/mpi.hpp"
 
@@ -117,7 +118,7 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
   m.figures = mine;
   const double deadline = clock_now() + timeout_;
   const auto silent = [this] {
-    return Error("lb4mpi: robust mode: no report from the coordinator (rank " + std::to_string(coordinator_) +
+    return CoordinatorLost("lb4mpi: robust mode: no report from the coordinator (rank " + std::to_string(coordinator_) +
                  ") within " + std::to_string(timeout_) +
                  " s (LB4MPI_ROBUST_TIMEOUT) after the loop: it has probably failed (docs/ROBUST.md)");
   };

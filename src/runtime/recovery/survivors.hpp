@@ -15,7 +15,8 @@ namespace lb4mpi::rt {
 /// `grace` seconds (the ranks still alive are told the loop is over and
 /// answer within a piece of work), then sends every rank the figures it
 /// has, the others marked failed. A worker waits for them at most
-/// `timeout` seconds. No collective call: a failed rank cannot hold it up.
+/// `timeout` seconds, then throws CoordinatorLost (Execution::conclude
+/// fails over). No collective call: a failed rank cannot hold it up.
 class SurvivorsExchange final : public ReportExchange {
  public:
   /// `coordinator`, `epoch`: the execution's current ones (a failover changes them).

@@ -50,6 +50,7 @@ struct ExecConfig {
   bool fail_here = false;
   int fail_after_chunks = -1;
   double fail_after_s = -1.0;
+  bool fail_at_end = false;  // instead: when the loop ends on it, before the end-of-loop exchange
   bool fail_exit = false;
   /// Perturbation on this rank: every piece of work takes this many times
   /// as long (a busy wait after it); 1 = none.

@@ -55,7 +55,8 @@ class Execution {
              const std::function<Fields()>& describe = {});
 
   /// The next piece for this rank (ends the previous one); nullopt when the
-  /// loop is over for it. Absolute iteration indices.
+  /// loop is over for it. Absolute iteration indices. Under recovery the
+  /// end-of-loop exchange runs before it says so (conclude()).
   std::optional<Chunk> next();
   /// The technique of the next execution, between two executions (automatic
   /// selection): start() switches to it once the ranks agreed, and what the
@@ -84,6 +85,13 @@ class Execution {
   /// failed since goes on under its successor (Scheduler::recover): true
   /// when it did (the loop is no longer drained).
   bool reopen();
+  /// Recovery, once drained: the end-of-loop exchange of figures, while
+  /// the rank is still in the loop. If the coordinator fails during it, the
+  /// survivors fail over and the loop goes on under the successor (what
+  /// the failed one committed is committed again there): false, and the
+  /// execution is no longer drained. True otherwise (also without recovery,
+  /// whose exchange is finish()'s).
+  bool conclude();
   /// Loops in flight together: `known` (one entry per rank) is shared by the
   /// loops of the set: a rank one loop finds failed is failed for all.
   void share_failures(std::vector<char>* known);
@@ -109,6 +117,8 @@ class Execution {
  private:
   Grab::Kind obtain(bool may_wait, Chunk& piece);
   void close_piece();
+  /// This rank's figures, once drained, as the exchange sends them.
+  void settle();
 
   std::unique_ptr<Context> ctx_;
   std::unique_ptr<Meter> meter_;
@@ -132,6 +142,7 @@ class Execution {
   bool started_ = false;
   bool drained_ = true;
   RankFigures mine_;
+  std::optional<std::vector<RankFigures>> concluded_;  // conclude()'s exchange, for finish()
   double t_start_ = 0.0;
   double overhead_at_finish_ = -1.0;  // when the rank's last piece ended
   // The piece being executed.

@@ -1,6 +1,6 @@
 // Failure injection (LB4MPI_FAIL_RANKS, _AFTER, _HOW) at the
 // edge of the runtime: an Execution tells its injector when an execution
-// starts and when this rank begins a piece, and the injector may stop the
+// starts, when this rank begins a piece and when the loop ends on it, and the injector may stop the
 // process there. The runtime core knows nothing else of it; a front end or
 // a test may plug its own (Execution::set_fault_injector).
 #pragma once
@@ -17,6 +17,8 @@ class FaultInjector {
   virtual void execution_starts(double t0) = 0;
   /// This rank begins a piece (`new_chunk`: the first piece of a chunk).
   virtual void piece_begins(bool new_chunk) = 0;
+  /// The loop ended on this rank, before its end-of-loop exchange (recovery).
+  virtual void loop_ends() {}
 };
 
 /// The injector `config` asks for on rank `rank` (ExecConfig::fail_here,

@@ -31,7 +31,8 @@ class LoopGroup {
   /// right now (unless idle probing) or the loop is done for it.
   std::optional<Chunk> next(int l);
   /// The next piece of the lowest-numbered loop that has one for this rank,
-  /// waiting when none has; false when every loop is done for this rank.
+  /// waiting when none has; false when every loop is done for this rank
+  /// (under recovery: and their ends exchanged, LoopGroup::concluded).
   bool next_any(int& loop, Chunk& piece);
   /// Ends the current piece (of whichever loop).
   void end_piece();
@@ -55,6 +56,9 @@ class LoopGroup {
   void wait_for_anything();
   /// Whether loop `l` is drained, after reopening it when its coordinator failed since (Execution::reopen).
   bool drained(int l);
+  /// Every loop drained: under recovery, their end-of-loop exchanges
+  /// (Execution::conclude). False when one reopened: the coordinator failed.
+  bool concluded();
   void began(int l);
 
   ProgressEngine engine_;
