@@ -5,14 +5,13 @@
 #include "cli.hpp"
 #include "verdict.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <sstream>
 
 #include "lb4mpi/types.hpp"
+#include "platform/platform.hpp"
 
 namespace lb4mpi::apps {
 
@@ -82,7 +81,7 @@ namespace {
   std::cout << std::flush;
   std::cerr << std::flush;
   std::fflush(nullptr);
-  _exit(code);
+  lb4mpi::platform::leave(code);
 }
 
 }  // namespace

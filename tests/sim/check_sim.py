@@ -8,7 +8,11 @@
       The simulated clock is the one measured: two identical simulated runs
       give the same T_par to the last digit, and the synthetic app's T_par is
       at least the lower bound of its workload (its iterations were spent as
-      simulated time, not skipped).
+      simulated time, not skipped). Robust mode loses its coordinator:
+      rank 0 stops mid-run, and once the loop ended on it (before the
+      end-of-loop exchange); each run gives the failure-free checksum, names
+      rank 0 failed and rank 1 the final coordinator (docs/EXPERIMENTS.md,
+      *Coordinator failover in simulation*).
 
 The experiment runner's smoke design on 64 simulated ranks is run by
 tests/tools/check_experiment.py (sim.smoke).
@@ -73,6 +77,13 @@ def checksums(a) -> None:
         if "t_par_over_bound" in s and not s["t_par_over_bound"] >= 1.0:
             fail(f"{s['mode']}: T_par {s['t_par_s']} s is below the workload's lower bound "
                  f"{s['lower_bound_s']} s: the iterations' time was not simulated")
+    for when in ["0.001s", "end"]:
+        lost = simulated(a.sim_app, 64, args + ["--mode", MODES[0], "--robust", "--robust-timeout", "0.05",
+                                                "--fail-ranks", "0", "--fail-after", when])
+        if (lost["checksum"], lost.get("failed_ranks"), lost.get("coordinator")) != (sims[0]["checksum"], [0], 1):
+            fail(f"robust, rank 0 stopped at {when}: checksum {lost['checksum']} (failure-free "
+                 f"{sims[0]['checksum']}), failed ranks {lost.get('failed_ranks')} (expected [0]), final "
+                 f"coordinator {lost.get('coordinator')} (expected 1)")
     print("check_sim: checksums ok", flush=True)
 
 

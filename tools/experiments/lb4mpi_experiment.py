@@ -130,8 +130,9 @@ def load_design(path: Path) -> dict:
     if "simulated" in factors["platform"]:
         for f in FAILURE_FACTORS:
             if f in factors and any(v not in (None, "none") for v in factors[f]):
-                raise DesignError(f"{path}: factor '{f}': failures are injected natively only (a simulated rank "
-                                  "cannot be killed); use platform native")
+                raise DesignError(f"{path}: factor '{f}': failures are injected natively only (in a simulation "
+                                  "robust distributed-rma makes no progress, docs/EXPERIMENTS.md); use platform "
+                                  "native")
         for r in factors["ranks"]:
             try:
                 lb4mpi_simrun.platform_files("minihpc", r)

@@ -2,11 +2,9 @@
 // victim stops at its k-th chunk (before executing it) or t seconds into an
 // execution, checked when it begins a piece, or when the loop ended on it
 // (before the end-of-loop exchange); by SIGKILL or _exit(1).
-#include <signal.h>
-#include <unistd.h>
-
 #include <cstdio>
 
+#include "platform/platform.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/fault.hpp"
 
@@ -51,9 +49,7 @@ class ConfiguredFault final : public FaultInjector {
                  exit_ ? "exit" : "SIGKILL");
     std::fflush(stderr);
     std::fflush(stdout);
-    if (exit_) _exit(1);
-    raise(SIGKILL);
-    _exit(1);  // not reached
+    platform::fail_stop(exit_);
   }
 
   int after_chunks_;

@@ -5,6 +5,8 @@
 // so no code that uses them is conditional on the build.
 #pragma once
 #include <sched.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -51,5 +53,17 @@ inline void sleep(double seconds) {
 inline void pause(int polls, int spin_polls) {
   if (polls >= spin_polls) sched_yield();
 }
+
+/// A fail-stop failure of this rank (failure injection): the process dies
+/// by SIGKILL (a crashing node) or `_exit(1)` (`by_exit`), without
+/// MPI_Finalize; the other ranks' waits on it never complete.
+[[noreturn]] inline void fail_stop(bool by_exit) {
+  if (!by_exit) raise(SIGKILL);
+  _exit(1);
+}
+
+/// This rank leaves the job with `status`, without MPI_Finalize (which
+/// could wait for a dead rank): the process ends. Flush output first.
+[[noreturn]] inline void leave(int status) { _exit(status); }
 
 }  // namespace lb4mpi::platform

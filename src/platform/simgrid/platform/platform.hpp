@@ -11,6 +11,9 @@
 #include <mpi.h>  // SMPI's: MPI_Wtime, smpi_execute_benched
 #include <simgrid/actor.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace lb4mpi::platform {
 
 inline constexpr bool kSimulated = true;
@@ -48,5 +51,32 @@ inline void sleep(double seconds) {
 inline void pause(int polls, int /*spin_polls*/) {
   sleep(1e-6 * static_cast<double>(1 << (polls < 6 ? polls : 6)));
 }
+
+// A rank that stops (fail_stop, leave) does not end its actor: SMPI 3.32
+// aborts the whole simulation ("Actor pid=N is gone??") when a rank starts
+// a communication with an ended one, which lb4mpi's survivors may do (they
+// cannot know it died or left), and SimGrid crashed in its teardown
+// (~ActorImpl, EngineImpl::shutdown) after runs whose ranks ended without
+// MPI_Finalize. The rank sleeps instead, for kStoppedFor simulated seconds:
+// it takes no part in anything, messages sent to it are delivered to its
+// mailbox (eager) or never matched (rendezvous). The first to wake up ends
+// the host process (every rank's output flushed), before the teardown;
+// every rank still running by then has hung.
+inline constexpr double kStoppedFor = 1e6;
+
+[[noreturn]] inline void stop_for_good() {
+  std::fflush(nullptr);
+  sg_actor_sleep_for(kStoppedFor);
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
+/// A fail-stop failure of this rank (failure injection): the others never
+/// hear from it again, as from a crashed process (stop_for_good).
+[[noreturn]] inline void fail_stop(bool /*by_exit*/) { stop_for_good(); }
+
+/// This rank leaves without MPI_Finalize (stop_for_good): `status` is not
+/// seen by anybody.
+[[noreturn]] inline void leave(int /*status*/) { stop_for_good(); }
 
 }  // namespace lb4mpi::platform
