@@ -108,6 +108,20 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
                              kTagReport, comm, &out->requests[static_cast<std::size_t>(w)]);
     if (rc != MPI_SUCCESS) out->requests[static_cast<std::size_t>(w)] = MPI_REQUEST_NULL;
   }
+  // The report leaves this process before the rank may: a program whose
+  // loop lost ranks ends right after it, without MPI_Finalize, and a send
+  // still queued in the library (a busy TCP link) would die with it; the
+  // others would then take this live rank for failed. At most the grace: a
+  // send to a failed rank may never complete.
+  const double sent_by = clock_now() + grace_;
+  for (int polls = 0;; ++polls) {
+    int flag = 0;
+    // An error (a send to a failed rank) ends the wait too: the others are left to `pending_`.
+    const int rc =
+        MPI_Testall(static_cast<int>(out->requests.size()), out->requests.data(), &flag, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS || flag != 0 || (polls >= kSpinPolls && clock_now() > sent_by)) break;
+    backoff(polls);
+  }
   pending_.push_back(out);
   return all;
 }
