@@ -208,20 +208,8 @@ Options CommonCli::options() const {
   if (robust_timeout_flag_->given()) o.origin["robust_timeout"] = "--robust-timeout " + std::to_string(robust_timeout_);
   o.fail_ranks = fail_ranks_;
   if (fail_after_flag_->given()) {
-    // The same forms as LB4MPI_FAIL_AFTER: "3" chunks or "0.25s".
-    const std::string& f = fail_after_;
-    o.fail_after = Options::FailAfter{};
-    char* end = nullptr;
-    if (f == "end") {
-      o.fail_after.at_end = true;
-    } else if (!f.empty() && f.back() == 's') {
-      o.fail_after.seconds = std::strtod(f.c_str(), &end);
-      if (end != f.c_str() + f.size() - 1 || f.size() < 2) o.fail_after.seconds = -2.0;
-    } else {
-      const long k = std::strtol(f.c_str(), &end, 10);
-      o.fail_after.chunks = (f.empty() || *end != '\0' || k < 1 || k > 1000000000) ? 0 : static_cast<int>(k);
-    }
-    o.origin["fail_after"] = "--fail-after " + f;
+    o.fail_after = parse_fail_after(fail_after_, "--fail-after");
+    o.origin["fail_after"] = "--fail-after " + fail_after_;
   }
   o.fail_how = fail_how_;
   if (fail_how_flag_->given()) o.origin["fail_how"] = "--fail-how " + fail_how_;

@@ -198,4 +198,9 @@ struct LB4MPI_API Options {
   static std::vector<std::string> unknown_variables();
 };
 
+/// Options::fail_after from text: a number of chunks ("3"), of seconds
+/// ("0.25s") or "end" (LB4MPI_FAIL_AFTER, the apps' --fail-after); `name`
+/// (the variable or flag) heads the error that names the valid forms.
+LB4MPI_API Options::FailAfter parse_fail_after(std::string_view text, std::string_view name = "fail_after");
+
 }  // namespace lb4mpi

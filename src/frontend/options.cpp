@@ -187,23 +187,7 @@ void parse(const char* var, const char* v, std::vector<Technique>& out) {
     return t;
   });
 }
-void parse(const char* var, const char* v, Options::FailAfter& out) {
-  const std::string s(v);
-  out = Options::FailAfter{};
-  if (s == "end") {
-    out.at_end = true;
-    return;
-  }
-  if (!s.empty() && s.back() == 's') {
-    out.seconds = parse_real(var, s.substr(0, s.size() - 1).c_str());
-    return;
-  }
-  try {
-    parse(var, v, out.chunks);
-  } catch (const Error&) {
-    throw Error(std::string(var) + "='" + v + "'; valid: a number of chunks (3), of seconds (0.25s), or end");
-  }
-}
+void parse(const char* var, const char* v, Options::FailAfter& out) { out = parse_fail_after(v, var); }
 
 using detail::text;
 
@@ -245,6 +229,26 @@ std::string_view name(Mode m) {
     case Mode::Hierarchical: return "hierarchical";
   }
   return "?";
+}
+
+Options::FailAfter parse_fail_after(std::string_view text, std::string_view name) {
+  const std::string s(text);
+  const std::string var(name);
+  Options::FailAfter out;
+  if (s == "end") {
+    out.at_end = true;
+    return out;
+  }
+  try {
+    if (!s.empty() && s.back() == 's') {
+      out.seconds = parse_real(var.c_str(), s.substr(0, s.size() - 1).c_str());
+    } else {
+      parse(var.c_str(), s.c_str(), out.chunks);
+    }
+  } catch (const Error&) {
+    throw Error(var + "='" + s + "'; valid: a number of chunks (3), of seconds (0.25s), or end");
+  }
+  return out;
 }
 
 Mode parse_mode(std::string_view text) {

@@ -138,8 +138,10 @@ bool LoopGroup::next_any(int& loop, Chunk& piece) {
       }
       if (k == Grab::Kind::NotNow || k == Grab::Kind::Serving) all_done = false;
     }
-    if (all_done && concluded()) return false;
-    if (all_done) continue;  // the coordinator failed during the end: reopened
+    if (all_done) {
+      if (concluded()) return false;
+      continue;  // the coordinator failed during the end: reopened
+    }
     if (deferred) {  // no original work anywhere: the copies, at once
       copies_now = true;
       continue;
@@ -155,8 +157,7 @@ bool LoopGroup::terminated() {
   end_piece();
   bool all = true;
   for (int l = 0; l < size(); ++l) all = drained(l) && all;
-  if (all && concluded()) return true;
-  if (all) return false;  // the coordinator failed during the end: reopened
+  if (all) return concluded();  // false: the coordinator failed during the end, reopened
   // A whole round found nothing and no message arrived since the last look
   // (a message handled while polling one loop may have ended another, whose
   // next poll then says so): wait for a message.
