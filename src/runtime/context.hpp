@@ -93,12 +93,37 @@ class Meter {
   double first_read_ = -1.0;
 };
 
-/// A chunk this rank reported, with its serialized results (empty when it
-/// had none), kept for a successor coordinator (runtime/recovery/failover).
-struct KeptChunk {
-  Chunk chunk;
-  bool has_results = false;
+/// The chunks this rank reported, with their serialized results, kept for
+/// a successor coordinator (runtime/recovery/failover). Flat, so that a
+/// chunk kept costs no allocation once the storage has grown.
+struct KeptChunks {
+  struct Kept {
+    Chunk chunk;
+    std::int64_t bytes = -1;  ///< its results' size in `data` (-1: it had none)
+    std::size_t offset = 0;   ///< where they start there
+  };
+  std::vector<Kept> chunks;
   std::vector<std::byte> data;
+
+  /// `chunk`, with `n` bytes of results at `results` when `has`.
+  void add(Chunk chunk, bool has, const std::byte* results, std::size_t n) {
+    chunks.push_back(Kept{chunk, has ? static_cast<std::int64_t>(n) : -1, data.size()});
+    if (has) data.insert(data.end(), results, results + n);
+  }
+  /// A part of a batch: joins the last chunk kept as one range when
+  /// neither has results and they are adjacent.
+  void add_part(Chunk part, bool has, const std::vector<std::byte>& results) {
+    if (!has && !chunks.empty() && chunks.back().bytes < 0 && chunks.back().chunk.end() == part.begin) {
+      chunks.back().chunk.size += part.size;
+      return;
+    }
+    add(part, has, results.data(), results.size());
+  }
+  [[nodiscard]] const std::byte* results_of(const Kept& k) const { return data.data() + k.offset; }
+  void clear() {
+    chunks.clear();
+    data.clear();
+  }
 };
 
 /// The environment of an execution model on this rank.
@@ -120,7 +145,7 @@ struct Context {
   [[nodiscard]] bool bounded() const { return config.robust; }
   [[nodiscard]] double patience() const { return config.robust_timeout; }
   /// Recovery: the chunks this rank reported are kept here (nullptr: not kept).
-  std::vector<KeptChunk>* kept = nullptr;
+  KeptChunks* kept = nullptr;
   /// Recovery: a failover message arrived; the roles give up their
   /// coordinator at their next check (throwing CoordinatorLost).
   bool takeover = false;

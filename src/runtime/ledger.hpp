@@ -17,7 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 #include "lb4mpi/types.hpp"
 
@@ -47,7 +47,8 @@ class Ledger {
   void start(Index n) {
     n_ = n;
     finished_ = 0;
-    window_.clear();
+    head_ = 0;
+    len_ = 0;
     base_ = 0;
   }
 
@@ -73,8 +74,9 @@ class Ledger {
     if (e == nullptr || !e->out) return false;
     e->out = false;
     finished_ += e->chunk.size > 0 ? e->chunk.size : size;
-    while (!window_.empty() && !window_.front().out) {
-      window_.pop_front();
+    while (len_ > 0 && !at(0).out) {
+      head_ = (head_ + 1) & mask();
+      --len_;
       ++base_;
     }
     return true;
@@ -86,8 +88,8 @@ class Ledger {
 
   /// Whether chunk `id` is out (scheduled and not finished).
   [[nodiscard]] bool out(std::int64_t id) const {
-    if (id < base_ || id >= base_ + static_cast<std::int64_t>(window_.size())) return false;
-    return window_[static_cast<std::size_t>(id - base_)].out;
+    if (id < base_ || id >= base_ + static_cast<std::int64_t>(len_)) return false;
+    return at(static_cast<std::size_t>(id - base_)).out;
   }
 
   /// Recovery: a chunk to hand to `rank` again — out, of known range,
@@ -95,7 +97,8 @@ class Ledger {
   /// recorded as held by `rank` too; nullptr when there is none.
   const Entry* reissue(int rank) {
     Entry* best = nullptr;
-    for (Entry& e : window_) {
+    for (std::size_t k = 0; k < len_; ++k) {
+      Entry& e = at(k);
       if (!e.out || e.chunk.size <= 0 || e.holders >= kMaxHolders || e.held_by(rank)) continue;
       if (best == nullptr || e.holders < best->holders) best = &e;
     }
@@ -111,22 +114,42 @@ class Ledger {
   /// nullptr for a step before the window (finished and dropped).
   Entry* slot(std::int64_t id, bool grow) {
     if (id < base_) return nullptr;
-    if (window_.empty()) {
+    if (len_ == 0) {
       if (!grow) return nullptr;
       base_ = id;
     }
-    const auto at = static_cast<std::size_t>(id - base_);
-    if (at >= window_.size()) {
+    const auto k = static_cast<std::size_t>(id - base_);
+    if (k >= len_) {
       if (!grow) return nullptr;
-      window_.resize(at + 1);
+      if (k >= ring_.size()) reserve(k + 1);
+      for (std::size_t j = len_; j <= k; ++j) at(j) = Entry{};
+      len_ = k + 1;
     }
-    return &window_[at];
+    return &at(k);
+  }
+
+  [[nodiscard]] std::size_t mask() const { return ring_.size() - 1; }
+  /// The entry `k` steps after the window's first (k < ring_.size()).
+  Entry& at(std::size_t k) { return ring_[(head_ + k) & mask()]; }
+  [[nodiscard]] const Entry& at(std::size_t k) const { return ring_[(head_ + k) & mask()]; }
+  /// Room for `n` entries: the ring doubles, the window moves to its start.
+  void reserve(std::size_t n) {
+    std::size_t cap = ring_.empty() ? 64 : ring_.size();
+    while (cap < n) cap *= 2;
+    std::vector<Entry> grown(cap);
+    for (std::size_t j = 0; j < len_; ++j) grown[j] = at(j);
+    ring_.swap(grown);
+    head_ = 0;
   }
 
   Index n_ = 0;
   Index finished_ = 0;
-  std::deque<Entry> window_;
-  std::int64_t base_ = 0;  ///< the step of window_.front()
+  /// The window, a ring of a power-of-two size: entries [head_, head_ + len_)
+  /// (modulo its size) are the steps base_ .. base_ + len_ - 1.
+  std::vector<Entry> ring_;
+  std::size_t head_ = 0;
+  std::size_t len_ = 0;
+  std::int64_t base_ = 0;  ///< the step of the window's first entry
 };
 
 }  // namespace lb4mpi::rt

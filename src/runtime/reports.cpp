@@ -26,7 +26,7 @@ void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
   into.begin = chunk.begin;
   into.size = chunk.size;
   const bool has = ctx_.results->take(id, buf_);
-  if (ctx_.kept != nullptr) ctx_.kept->push_back(KeptChunk{chunk, has, buf_});
+  if (ctx_.kept != nullptr) ctx_.kept->add(chunk, has, buf_.data(), buf_.size());
   announce(into, has);
 }
 
@@ -43,14 +43,7 @@ void ReportSender::append(Request& into, std::int64_t id, Chunk part) {
   }
   const bool has = ctx_.results->take(id, part_);
   if (has) ResultStore::frame(buf_, into.count, part_);
-  if (ctx_.kept != nullptr) {
-    KeptChunk* last = ctx_.kept->empty() ? nullptr : &ctx_.kept->back();
-    if (!has && last != nullptr && !last->has_results && last->chunk.end() == part.begin) {
-      last->chunk.size += part.size;  // kept as one range
-    } else {
-      ctx_.kept->push_back(KeptChunk{part, has, part_});
-    }
-  }
+  if (ctx_.kept != nullptr) ctx_.kept->add_part(part, has, part_);  // adjacent parts without results: one range
   into.size += part.size;
   ++into.count;
   announce(into, !buf_.empty());
@@ -79,6 +72,7 @@ void ReportSender::sweep() {
     int done = 0;
     check_mpi(MPI_Test(&sends_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done == 0) return;
+    recycle(std::move(sends_.front().data));
     sends_.pop_front();
   }
 }
@@ -90,8 +84,16 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
     return;
   }
   sweep();
-  sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(buf_)});
-  buf_ = {};
+  // buf_ goes out and takes the storage of a send that completed: no
+  // allocation per report once a few buffers have grown.
+  std::vector<std::byte> data;
+  if (!spare_.empty()) {
+    data = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  data.swap(buf_);
+  buf_.clear();
+  sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(data)});
   ResultSend& r = sends_.back();
   check_mpi(MPI_Isend(r.data.data(), static_cast<int>(r.data.size()), MPI_BYTE, ctx_.config.coordinator,
                       result_tag(report.epoch),
@@ -107,6 +109,7 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
     int done = 0;
     check_mpi(MPI_Test(&r.request, &done, MPI_STATUS_IGNORE), "MPI_Test (chunk results)");
     if (done != 0) {
+      recycle(std::move(sends_.back().data));
       sends_.pop_back();
       return;
     }
@@ -114,6 +117,10 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
     if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent(ctx_, "while sending it results");
     backoff(polls);
   }
+}
+
+void ReportSender::recycle(std::vector<std::byte>&& data) {
+  if (spare_.size() < 4) spare_.push_back(std::move(data));
 }
 
 void RequestInbox::post() {

@@ -54,6 +54,8 @@ class ReportSender {
 
  private:
   void sweep();
+  /// The storage of a completed send, kept for a later one (a few).
+  void recycle(std::vector<std::byte>&& data);
   /// The report's results are buf_ (`has`): their size, and inline when they fit.
   void announce(Request& into, bool has) const;
 
@@ -65,6 +67,7 @@ class ReportSender {
     std::vector<std::byte> data;
   };
   std::deque<ResultSend> sends_;  // bounded: results not yet known to be delivered
+  std::vector<std::vector<std::byte>> spare_;  // storage of completed sends (recycle)
 };
 
 /// A coordinator's receive of requests and reports (kTagRequest, from any

@@ -21,81 +21,90 @@ std::int64_t get(const std::byte* at) {
 
 }  // namespace
 
-int ResultStore::index_of(std::int64_t id) {
-  // A rank executes one chunk at a time, so the pieces of a chunk follow
-  // one another: a piece is of the newest entry's chunk or of a new one
-  // (a batch's parts pile up here until their report: no scan over them).
-  if (!pending_.empty() && pending_.back().id == id) return static_cast<int>(pending_.size() - 1);
-  pending_.push_back(Pending{id, {}, {}});
-  return static_cast<int>(pending_.size() - 1);
+std::pair<std::size_t, std::size_t> ResultStore::find(std::int64_t id) const {
+  // Mostly the front (reports go oldest first) or the back (the
+  // coordinator's own chunk, just ended).
+  std::size_t first = head_;
+  while (first < pieces_.size() && pieces_[first].id != id) ++first;
+  std::size_t end = first;
+  while (end < pieces_.size() && pieces_[end].id == id) ++end;
+  return {first, end};
 }
 
-void ResultStore::erase(std::size_t at) {
-  pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(at));
-  current_ = -1;
+void ResultStore::retire(std::size_t first, std::size_t end) {
+  for (std::size_t i = first; i < end; ++i) pieces_[i].id = kGone;
+  while (head_ < pieces_.size() && pieces_[head_].id == kGone) ++head_;
+  if (head_ == pieces_.size()) {  // all gone: the storage is reused from the start
+    pieces_.clear();
+    data_.clear();
+    head_ = 0;
+    current_ = -1;
+    return;
+  }
+  // A long gone prefix (results kept for a late report) is moved out once
+  // it is half the records: amortized constant time per record.
+  if (head_ < 64 || 2 * head_ < pieces_.size()) return;
+  const std::size_t shift = pieces_[head_].offset;
+  data_.erase(data_.begin(), data_.begin() + static_cast<std::ptrdiff_t>(shift));
+  pieces_.erase(pieces_.begin(), pieces_.begin() + static_cast<std::ptrdiff_t>(head_));
+  for (Piece& p : pieces_) p.offset -= shift;
+  if (current_ >= 0) current_ -= static_cast<std::ptrdiff_t>(head_);
+  head_ = 0;
 }
 
 void ResultStore::open_entry() {
-  current_ = index_of(piece_id_);
-  pending_[static_cast<std::size_t>(current_)].pieces.push_back(Piece{piece_.begin, piece_.size, 0});
+  pieces_.push_back(Piece{piece_id_, piece_.begin, piece_.size, 0, data_.size()});
+  current_ = static_cast<std::ptrdiff_t>(pieces_.size() - 1);
 }
 
 void ResultStore::attach(const void* data, std::size_t bytes) {
   if (!piece_open_) throw Error("lb4mpi: a result was attached outside a chunk (attach it before the next next())");
   if (current_ < 0) open_entry();
-  Pending& p = pending_[static_cast<std::size_t>(current_)];
+  // The open piece's record is the newest, so its bytes go at the end.
   const auto* b = static_cast<const std::byte*>(data);
-  p.data.insert(p.data.end(), b, b + bytes);
-  p.pieces.back().bytes += static_cast<std::int64_t>(bytes);
+  data_.insert(data_.end(), b, b + bytes);
+  pieces_[static_cast<std::size_t>(current_)].bytes += static_cast<std::int64_t>(bytes);
 }
 
 bool ResultStore::take(std::int64_t id, std::vector<std::byte>& out) {
   out.clear();
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    Pending& p = pending_[i];
-    if (p.id != id) continue;
-    bool any = false;
-    for (const Piece& piece : p.pieces) any = any || piece.bytes > 0;
-    if (any) {
-      put(out, static_cast<std::int64_t>(p.pieces.size()));
-      for (const Piece& piece : p.pieces) {
-        put(out, piece.begin);
-        put(out, piece.size);
-        put(out, piece.bytes);
-      }
-      out.insert(out.end(), p.data.begin(), p.data.end());
+  const auto [first, end] = find(id);
+  if (first == end) return false;
+  std::size_t total = 0;
+  for (std::size_t i = first; i < end; ++i) total += static_cast<std::size_t>(pieces_[i].bytes);
+  bool any = false;
+  for (std::size_t i = first; i < end; ++i) any = any || pieces_[i].bytes > 0;
+  if (any) {
+    out.reserve(sizeof(std::int64_t) * (1 + 3 * (end - first)) + total);
+    put(out, static_cast<std::int64_t>(end - first));
+    for (std::size_t i = first; i < end; ++i) {
+      put(out, pieces_[i].begin);
+      put(out, pieces_[i].size);
+      put(out, pieces_[i].bytes);
     }
-    erase(i);
-    return any;
+    const auto from = data_.begin() + static_cast<std::ptrdiff_t>(pieces_[first].offset);
+    out.insert(out.end(), from, from + static_cast<std::ptrdiff_t>(total));
   }
-  return false;
+  retire(first, end);
+  return any;
 }
 
 void ResultStore::drop(std::int64_t id) {
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    if (pending_[i].id == id) {
-      erase(i);
-      return;
-    }
-  }
+  const auto [first, end] = find(id);
+  if (first != end) retire(first, end);
 }
 
 void ResultStore::commit_own(std::int64_t id) {
-  if (pending_.empty()) return;  // no results (the common case without a commit function)
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    Pending& p = pending_[i];
-    if (p.id != id) continue;
-    if (commit_) {
-      std::size_t offset = 0;
-      for (const Piece& piece : p.pieces) {
-        const auto n = static_cast<std::size_t>(piece.bytes);
-        commit_(Chunk{first_ + piece.begin, piece.size}, p.data.data() + offset, n);
-        offset += n;
-      }
+  if (head_ == pieces_.size()) return;  // no results (the common case without a commit function)
+  const auto [first, end] = find(id);
+  if (first == end) return;
+  if (commit_) {
+    for (std::size_t i = first; i < end; ++i) {
+      const Piece& p = pieces_[i];
+      commit_(Chunk{first_ + p.begin, p.size}, data_.data() + p.offset, static_cast<std::size_t>(p.bytes));
     }
-    erase(i);
-    return;
   }
+  retire(first, end);
 }
 
 std::size_t ResultStore::commit(const std::byte* data, std::size_t bytes, bool apply) const {

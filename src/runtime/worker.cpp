@@ -92,22 +92,26 @@ void Worker::finish_send() {
   if (send_ != MPI_REQUEST_NULL) recovery_->complete(send_);
 }
 
-void Worker::pop_unreported(Request& into) {
-  const Done d = unreported_.front();
-  unreported_.pop_front();
-  reports_.fill(into, d.id, d.chunk);
-  into.count = 1;
-  if (!d.batched) return;
-  // The next parts of a batch go in the same report, with their results.
-  while (!unreported_.empty()) {
-    const Done& n = unreported_.front();
-    if (!n.batched || n.id != into.id + into.count || n.chunk.begin != into.begin + into.size ||
-        into.count == INT32_MAX) {
-      break;
-    }
-    reports_.append(into, n.id, n.chunk);
-    unreported_.pop_front();
+void Worker::pop_unreported(Request& into, bool newest) {
+  // A report names one chunk, or the consecutive parts of one batch.
+  const auto joins = [](const Done& a, const Done& b) {
+    return a.batched && b.batched && b.id == a.id + 1 && b.chunk.begin == a.chunk.end();
+  };
+  std::size_t first = 0;
+  std::size_t end = 1;
+  if (newest) {
+    end = unreported_.size();
+    first = end - 1;
+    while (first > 0 && end - first < INT32_MAX && joins(unreported_[first - 1], unreported_[first])) --first;
+  } else {
+    while (end < unreported_.size() && end < INT32_MAX && joins(unreported_[end - 1], unreported_[end])) ++end;
   }
+  reports_.fill(into, unreported_[first].id, unreported_[first].chunk);
+  into.count = 1;
+  // The next parts of a batch go in the same report, with their results.
+  for (std::size_t i = first + 1; i < end; ++i) reports_.append(into, unreported_[i].id, unreported_[i].chunk);
+  unreported_.erase(unreported_.begin() + static_cast<std::ptrdiff_t>(first),
+                    unreported_.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
 void Worker::send_results(const Request& report) {
@@ -119,29 +123,24 @@ void Worker::send_results(const Request& report) {
 
 void Worker::ask() {
   finish_send();  // the previous request's buffer
-  // The last report goes with the request; the ones before it (rare: more
-  // than one chunk finished since the last request, beyond a batch's parts)
-  // on their own.
+  // The newest report goes with the request; older ones (rare: more than
+  // one chunk finished since the last request, beyond a batch's parts)
+  // follow it on their own, so that the request is not held up by them:
+  // the coordinator answers it at its next look for requests.
   outgoing_ = Request{};
-  while (!unreported_.empty()) {
-    Request f;
-    f.kind = kFinished;
-    pop_unreported(f);
-    if (unreported_.empty()) {
-      outgoing_ = f;
-      break;
-    }
-    reports_.send(f);
-    send_results(f);
+  if (!unreported_.empty()) {
+    outgoing_.kind = kFinished;
+    pop_unreported(outgoing_, true);
   }
   if (state_ != State::Idle) {
-    // A reply came while those reports went out (sending results polls):
+    // A reply came while the previous request completed (that polls):
     // under recovery the end of the loop, sent unasked. Nothing to ask
-    // for; the last report goes on its own unless the loop is over.
+    // for; the reports go on their own unless the loop is over.
     if (state_ != State::EndReady && outgoing_.kind == kFinished) {
       reports_.send(outgoing_);
       send_results(outgoing_);
     }
+    if (state_ != State::EndReady) report_finished();
     return;
   }
   outgoing_.epoch = ctx_.epoch;
@@ -166,6 +165,7 @@ void Worker::ask() {
                       &send_),
             "MPI_Isend");
   send_results(outgoing_);
+  report_finished();  // the older reports
 }
 
 void Worker::report_finished() {
@@ -279,7 +279,7 @@ void Worker::begin_part(Grab& grab) {
   batch_.pos = part.end();
   current_ = part;
   current_batched_ = batch_.several;
-  recovery_->chunk_begins();
+  recovery_->chunk_begins(part.size);
   grab.new_chunk = true;
   grab.chunk = part;
 }

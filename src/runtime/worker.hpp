@@ -50,9 +50,10 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   void post_reply();
   void ask();
   void report_finished();  // every finished chunk not yet reported, on its own
-  /// The oldest unreported finished chunk goes into `into` (id, begin, size,
-  /// and its results, which reports_ sends after it when they are large).
-  void pop_unreported(Request& into);
+  /// The oldest unreported finished chunk (with `newest`: the newest) goes
+  /// into `into` (id, begin, size, and its results, which reports_ sends
+  /// after it when they are large), with the parts of its batch beside it.
+  void pop_unreported(Request& into, bool newest = false);
   /// After a report: the results it announced.
   void send_results(const Request& report);
   /// Waits for the reply (the recovery policy bounds the wait).

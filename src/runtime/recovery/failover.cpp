@@ -257,20 +257,20 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
         send(r, FailoverMessage::kTakeover, generation_);
       }
     }
-    std::vector<KeptChunk> all = std::move(kept_);
+    KeptChunks all = std::move(kept_);
     kept_.clear();
     collect(all);
     // Each chunk once, in loop order; what no survivor reported is scheduled again.
-    std::stable_sort(all.begin(), all.end(), [](const KeptChunk& a, const KeptChunk& b) {
+    std::stable_sort(all.chunks.begin(), all.chunks.end(), [](const KeptChunks::Kept& a, const KeptChunks::Kept& b) {
       return a.chunk.begin < b.chunk.begin;
     });
     std::vector<Chunk> left;
     Index next = 0;
     Index finished = 0;
-    for (const KeptChunk& k : all) {
+    for (const KeptChunks::Kept& k : all.chunks) {
       if (k.chunk.begin < next) continue;  // a copy of a chunk counted (or overlapping one: its rest goes again)
       if (k.chunk.begin > next) left.push_back(Chunk{next, k.chunk.begin - next});
-      if (k.has_results) ctx_.results->commit(k.data.data(), k.data.size());
+      if (k.bytes >= 0) ctx_.results->commit(all.results_of(k), static_cast<std::size_t>(k.bytes));
       next = k.chunk.end();
       finished += k.chunk.size;
     }
@@ -282,7 +282,7 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
   }
 
   /// The kept chunks of every survivor, for at most the patience.
-  void collect(std::vector<KeptChunk>& all) {
+  void collect(KeptChunks& all) {
     std::vector<char> heard(failed_);
     heard[static_cast<std::size_t>(ctx_.rank)] = 1;
     int waiting = static_cast<int>(std::count(heard.begin(), heard.end(), 0));
@@ -324,17 +324,17 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
       std::memcpy(out.data() + at, &v, sizeof v);
     };
     put(generation);
-    put(static_cast<std::int64_t>(kept_.size()));
-    for (const KeptChunk& k : kept_) {
+    put(static_cast<std::int64_t>(kept_.chunks.size()));
+    for (const KeptChunks::Kept& k : kept_.chunks) {
       put(k.chunk.begin);
       put(k.chunk.size);
-      put(k.has_results ? static_cast<std::int64_t>(k.data.size()) : -1);
-      out.insert(out.end(), k.data.begin(), k.data.end());
+      put(k.bytes);
+      if (k.bytes > 0) out.insert(out.end(), kept_.results_of(k), kept_.results_of(k) + k.bytes);
     }
     return out;
   }
 
-  bool deserialize(const std::vector<std::byte>& in, std::vector<KeptChunk>& all) const {
+  bool deserialize(const std::vector<std::byte>& in, KeptChunks& all) const {
     std::size_t at = 0;
     const auto get = [&](std::int64_t& v) {
       if (at + sizeof v > in.size()) return false;
@@ -346,16 +346,13 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
     std::int64_t count = 0;
     if (!get(generation) || generation != generation_ || !get(count)) return false;
     for (std::int64_t i = 0; i < count; ++i) {
-      KeptChunk k;
+      Chunk chunk;
       std::int64_t bytes = -1;
-      if (!get(k.chunk.begin) || !get(k.chunk.size) || !get(bytes)) return false;
-      k.has_results = bytes >= 0;
-      if (bytes > 0) {
-        if (at + static_cast<std::size_t>(bytes) > in.size()) return false;
-        k.data.assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(at + bytes));
-        at += static_cast<std::size_t>(bytes);
-      }
-      all.push_back(std::move(k));
+      if (!get(chunk.begin) || !get(chunk.size) || !get(bytes)) return false;
+      const std::size_t n = bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
+      if (at + n > in.size()) return false;
+      all.add(chunk, bytes >= 0, in.data() + at, n);
+      at += n;
     }
     return true;
   }
@@ -369,7 +366,7 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
   std::int32_t base_epoch_ = 0;
   bool coordinating_ = false;  // this rank took over
   std::vector<char> failed_;   // per rank: known to have failed
-  std::vector<KeptChunk> kept_;
+  KeptChunks kept_;
   std::deque<Heard> queue_;    // failover messages not yet acted on
   FailoverMessage incoming_;
   std::deque<Outgoing> outbox_;

@@ -95,8 +95,9 @@ class WorkerRecovery {
   /// Whether a finished chunk is reported at once once the assignment is
   /// over (the loop's end may hang on it), and dropped after the end.
   [[nodiscard]] virtual bool reports_at_once() const { return false; }
-  /// A chunk begins; the size of its next piece, at most `left`; `size` executed.
-  virtual void chunk_begins() {}
+  /// A chunk of `size` iterations begins; the size of its next piece, at
+  /// most `left`; `size` executed.
+  virtual void chunk_begins(Index /*size*/) {}
   virtual Index piece(Index left) { return left; }
   virtual void executed(Index /*size*/) {}
 };

@@ -8,8 +8,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "lb4mpi/types.hpp"
@@ -24,8 +25,7 @@ class ResultStore {
  public:
   void start(Index first) {
     first_ = first;
-    pending_.clear();
-    current_ = -1;
+    forget();
     piece_open_ = false;
   }
   void set_commit(CommitFn fn) { commit_ = std::move(fn); }
@@ -54,7 +54,9 @@ class ResultStore {
   bool take(std::int64_t id, std::vector<std::byte>& out);
   /// Forgets every chunk's results not yet taken (their chunks are given up).
   void forget() {
-    pending_.clear();
+    pieces_.clear();
+    data_.clear();
+    head_ = 0;
     current_ = -1;
   }
   /// Forgets what was attached to chunk `id` (a duplicate cut short).
@@ -75,26 +77,33 @@ class ResultStore {
   void commit_frames(const std::byte* data, std::size_t bytes, const std::function<bool(std::int32_t)>& first) const;
 
  private:
+  /// A piece with a record here, in the order executed. A chunk's pieces
+  /// follow one another (a rank executes one chunk at a time), and so do
+  /// their bytes in data_.
   struct Piece {
-    Index begin;
+    std::int64_t id;     ///< its chunk; kGone once taken, dropped or committed
+    Index begin;         ///< 0-based within the loop
     Index size;
-    std::int64_t bytes;
+    std::int64_t bytes;  ///< attached to it
+    std::size_t offset;  ///< where they start in data_
   };
-  struct Pending {
-    std::int64_t id = -1;
-    std::vector<Piece> pieces;
-    std::vector<std::byte> data;
-  };
-  int index_of(std::int64_t id);  // adds an entry for `id` when there is none
-  void open_entry();              // the current piece gets its entry: current_
-  void erase(std::size_t at);
+  static constexpr std::int64_t kGone = std::numeric_limits<std::int64_t>::min();
+
+  void open_entry();  // the current piece gets its record: current_
+  /// [first, end): the records of chunk `id` (first == end: none).
+  [[nodiscard]] std::pair<std::size_t, std::size_t> find(std::int64_t id) const;
+  /// The records [first, end) are gone; the storage of a gone prefix is reused.
+  void retire(std::size_t first, std::size_t end);
 
   Index first_ = 0;
   CommitFn commit_;
-  /// The chunk in execution, finished ones not yet reported (a few, or a
-  /// batch's parts), oldest first: taken from the front.
-  std::deque<Pending> pending_;
-  int current_ = -1;  // the entry of the piece being executed (-1: none yet, or no piece)
+  /// Flat, so that a chunk costs no allocation once the vectors have grown:
+  /// the chunk in execution and finished ones not yet reported (a few, or a
+  /// batch's parts), oldest first; taken from the front mostly.
+  std::vector<Piece> pieces_;
+  std::vector<std::byte> data_;
+  std::size_t head_ = 0;        // pieces_[0, head_) are gone
+  std::ptrdiff_t current_ = -1;  // the record of the piece being executed (-1: none yet, or no piece)
   bool piece_open_ = false;  // a piece is being executed ...
   std::int64_t piece_id_ = -1;  // ... of this chunk
   Chunk piece_;
