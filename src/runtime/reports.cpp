@@ -18,7 +18,7 @@ ReportSender::~ReportSender() {
       pending = true;
     }
   }
-  if (pending) new std::deque<ResultSend>(std::move(sends_));
+  if (pending) new std::list<ResultSend>(std::move(sends_));
 }
 
 void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
@@ -68,12 +68,15 @@ void ReportSender::send(Request& message) {
 }
 
 void ReportSender::sweep() {
-  while (!sends_.empty()) {
+  for (auto it = sends_.begin(); it != sends_.end();) {
     int done = 0;
-    check_mpi(MPI_Test(&sends_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done == 0) return;
-    recycle(std::move(sends_.front().data));
-    sends_.pop_front();
+    if (!it->watched) check_mpi(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done == 0) {
+      ++it;
+      continue;
+    }
+    recycle(std::move(it->data));
+    it = sends_.erase(it);
   }
 }
 
@@ -93,11 +96,11 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
   }
   data.swap(buf_);
   buf_.clear();
-  sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(data)});
-  ResultSend& r = sends_.back();
-  check_mpi(MPI_Isend(r.data.data(), static_cast<int>(r.data.size()), MPI_BYTE, ctx_.config.coordinator,
+  sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(data), true});
+  const auto r = std::prev(sends_.end());
+  check_mpi(MPI_Isend(r->data.data(), static_cast<int>(r->data.size()), MPI_BYTE, ctx_.config.coordinator,
                       result_tag(report.epoch),
-                      ctx_.comm, &r.request),
+                      ctx_.comm, &r->request),
             "MPI_Isend (chunk results)");
   // Completed before the rank goes on: a rank that fails right after its
   // report must not leave the coordinator waiting for results that never
@@ -107,14 +110,20 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
   const double deadline = clock_now() + ctx_.patience();
   for (int polls = 0;; ++polls) {
     int done = 0;
-    check_mpi(MPI_Test(&r.request, &done, MPI_STATUS_IGNORE), "MPI_Test (chunk results)");
+    check_mpi(MPI_Test(&r->request, &done, MPI_STATUS_IGNORE), "MPI_Test (chunk results)");
     if (done != 0) {
-      recycle(std::move(sends_.back().data));
-      sends_.pop_back();
+      recycle(std::move(r->data));
+      sends_.erase(r);
       return;
     }
-    if (over()) return;
-    if (polls >= kSpinPolls && clock_now() > deadline) coordinator_silent(ctx_, "while sending it results");
+    if (over()) {
+      r->watched = false;
+      return;
+    }
+    if (polls >= kSpinPolls && clock_now() > deadline) {
+      r->watched = false;
+      coordinator_silent(ctx_, "while sending it results");
+    }
     backoff(polls);
   }
 }

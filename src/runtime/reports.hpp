@@ -11,8 +11,8 @@
 // coordinator that has left the loop.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <list>
 #include <vector>
 
 #include "context.hpp"
@@ -65,8 +65,12 @@ class ReportSender {
   struct ResultSend {
     MPI_Request request = MPI_REQUEST_NULL;
     std::vector<std::byte> data;
+    bool watched = false;  ///< send_results waits for it (a nested sweep leaves it)
   };
-  std::deque<ResultSend> sends_;  // bounded: results not yet known to be delivered
+  /// Bounded: results not yet known to be delivered. A list: send_results
+  /// holds its element while it polls, and the handlers it runs meanwhile
+  /// may send (and sweep) results of their own.
+  std::list<ResultSend> sends_;
   std::vector<std::vector<std::byte>> spare_;  // storage of completed sends (recycle)
 };
 
