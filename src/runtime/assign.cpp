@@ -28,32 +28,33 @@ class Recursive final : public Assignment {
   bool answer(int worker, Reply& reply) override {
     ChunkCalculator& calc = fb_.calc();
     if (calc.remaining() == 0) {
-      reply.kind = kNone;
+      reply = Reply::of(kNone);
       return true;
     }
     ctx_.meter->calculation();
-    reply.id = calc.step();
+    ChunkReply r;
+    r.id = calc.step();
     const Chunk c = *calc.next(worker);
-    reply.kind = kChunk;
-    reply.chunk = c;
+    r.chunk = c;
     if (info(ctx_.config.technique).constant_size) {
-      // Several chunks in one reply (Request::want): the next steps of a
+      // Several chunks in one reply (AskMessage::want): the next steps of a
       // constant size follow on, so the reply says where they start, how
       // many and of what size (batch_part); the last one may be shorter
       // only as the loop's last. `each` set tells the worker it may ask.
       // Towards the loop's end batches shrink (at most 1/(4P) of what
       // remains), so that the last chunks still balance.
-      reply.each = c.size;
+      r.each = c.size;
       const Index share = calc.remaining() / (4 * static_cast<Index>(ctx_.size) * std::max<Index>(1, c.size));
       const auto most = static_cast<std::int32_t>(std::min<Index>(want_, 1 + share));
-      while (reply.count < most && calc.remaining() > 0) {
+      while (r.count < most && calc.remaining() > 0) {
         ctx_.meter->calculation();
         const Chunk more = *calc.next(worker);
-        reply.chunk.size += more.size;
-        ++reply.count;
+        r.chunk.size += more.size;
+        ++r.count;
         if (more.size != c.size) break;
       }
     }
+    reply = Reply::of(r);
     return true;
   }
 
@@ -90,30 +91,32 @@ class Steps final : public Assignment {
   }
 
   bool answer(int /*worker*/, Reply& reply) override {
-    reply.kind = kStep;
-    reply.id = next_step_++;
+    StepReply r;
+    r.id = next_step_++;
     if (ctx_.bounded()) {
       // Recovery keeps the ranges, to hand a chunk out again: the
       // coordinator knows the step's range too, and when the steps are over.
-      const std::optional<Chunk> c = seq_->chunk(reply.id);
+      const std::optional<Chunk> c = seq_->chunk(r.id);
       if (!c) {
-        reply.kind = kNone;
+        reply = Reply::of(kNone);
         return true;
       }
-      reply.chunk = *c;
+      r.chunk = *c;
     }
+    reply = Reply::of(r);
     return true;
   }
 
   Got interpret(const Reply& reply) override {
     Got got;
     if (reply.kind != kStep) return got;
+    const StepReply& step = reply.body.step;
     ctx_.meter->calculation();  // on the rank that executes the chunk
-    const std::optional<Chunk> c = seq_->chunk(reply.id);
+    const std::optional<Chunk> c = seq_->chunk(step.id);
     if (!c) return got;  // the step is past the end: no more work
     got.end = false;
     got.chunk = *c;
-    got.id = reply.id;
+    got.id = step.id;
     return got;
   }
 
@@ -172,17 +175,17 @@ class Grants final : public Assignment {
     if (ctx_.bounded() && locked_) {  // evaluated and committed here: see above
       const Chunk c = fb_.calc().evaluate(*locked_);
       fb_.calc().commit(*locked_, c.size);
-      reply.grant.evaluated = c.size;
+      reply.body.grant.grant.evaluated = c.size;
       locked_.reset();
     }
     return true;
   }
 
-  void commit(int worker, const Request& commit, std::vector<std::pair<int, Reply>>& released) override {
-    if (!locked_ || locked_->rank != worker || locked_->step != commit.id) {
+  void commit(int worker, const CommitMessage& commit, std::vector<std::pair<int, Reply>>& released) override {
+    if (!locked_ || locked_->rank != worker || locked_->step != commit.step) {
       throw Error("lb4mpi: internal error: rank " + std::to_string(worker) + " committed a grant it does not hold");
     }
-    fb_.calc().commit(*locked_, commit.size);
+    fb_.calc().commit(*locked_, commit.chunk.size);
     locked_.reset();
     // The requests that waited behind the lock, one grant at a time.
     while (!locked_ && !waiting_.empty()) {
@@ -197,20 +200,21 @@ class Grants final : public Assignment {
   Got interpret(const Reply& reply) override {
     Got got;
     if (reply.kind != kGrant) return got;
+    const GrantReply& granted = reply.body.grant;
     ChunkCalculator::Grant g;
-    g.step = reply.id;
-    g.start = reply.grant.start;
+    g.step = granted.id;
+    g.start = granted.grant.start;
     g.rank = ctx_.rank;
-    g.inputs = reply.grant.inputs;
+    g.inputs = granted.grant.inputs;
     ctx_.meter->calculation();  // on the rank that executes the chunk
     got.chunk = fb_.calc().evaluate(g);
     got.id = g.step;
     got.end = false;
     got.commit = !ctx_.bounded();  // recovery: committed by the coordinator when it granted
-    if (ctx_.bounded() && got.chunk.size != reply.grant.evaluated) {
+    if (ctx_.bounded() && got.chunk.size != granted.grant.evaluated) {
       throw Error("lb4mpi: internal error: rank " + std::to_string(ctx_.rank) + " evaluated step " +
                   std::to_string(g.step) + " as " + std::to_string(got.chunk.size) + " iterations, the coordinator as " +
-                  std::to_string(reply.grant.evaluated));
+                  std::to_string(granted.grant.evaluated));
     }
     return got;
   }
@@ -222,14 +226,15 @@ class Grants final : public Assignment {
   void grant(int worker, Reply& reply) {
     const std::optional<ChunkCalculator::Grant> g = fb_.calc().grant(worker);
     if (!g) {
-      reply.kind = kNone;
+      reply = Reply::of(kNone);
       return;
     }
     locked_ = g;
-    reply.kind = kGrant;
-    reply.id = g->step;
-    reply.grant.start = g->start;
-    reply.grant.inputs = g->inputs;
+    GrantReply r;
+    r.id = g->step;
+    r.grant.start = g->start;
+    r.grant.inputs = g->inputs;
+    reply = Reply::of(r);
   }
 
   Context& ctx_;

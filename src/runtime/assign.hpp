@@ -41,10 +41,10 @@ class Assignment {
   /// is released by a later commit.
   virtual bool answer(int worker, Reply& reply) = 0;
   /// The request being answered asks for up to `chunks` chunks in one reply
-  /// (Request::want); 1 for every other answer.
+  /// (AskMessage::want); 1 for every other answer.
   void asked_for(int chunks) { want_ = chunks; }
   /// A commit of `worker` (grants only); appends the deferred answers it releases.
-  virtual void commit(int /*worker*/, const Request& /*commit*/, std::vector<std::pair<int, Reply>>& /*released*/) {}
+  virtual void commit(int /*worker*/, const CommitMessage& /*commit*/, std::vector<std::pair<int, Reply>>& /*released*/) {}
 
   // ---- the worker's half
   struct Got {
@@ -59,8 +59,8 @@ class Assignment {
     Got got;
     if (reply.kind != kChunk) return got;
     got.end = false;
-    got.chunk = reply.chunk;
-    got.id = reply.id;
+    got.chunk = reply.body.chunk.chunk;
+    got.id = reply.body.chunk.id;
     return got;
   }
   /// Whether a worker may ask before its chunk ends (requestWhen). A grant

@@ -52,10 +52,11 @@ void Coordinator::start(Index n) {
 
 void Coordinator::send(int worker, Reply reply) {
   reply.epoch = ctx_.epoch;
-  if (reply.kind == kChunk || reply.kind == kStep) {
-    for (std::int32_t j = 0; j < reply.count; ++j) {
-      ledger_.scheduled(reply.id + j, batch_part(reply, j), worker);  // a step's range when known
-    }
+  if (reply.kind == kChunk) {
+    const ChunkReply& c = reply.body.chunk;
+    for (std::int32_t j = 0; j < c.count; ++j) ledger_.scheduled(c.id + j, batch_part(c, j), worker);
+  } else if (reply.kind == kStep) {
+    ledger_.scheduled(reply.body.step.id, reply.body.step.chunk, worker);  // its range when known
   }
   recovery_->deliver(worker, reply);
 }
@@ -68,32 +69,36 @@ void Coordinator::on_complete(int /*slot*/, const MPI_Status& status) {
 void Coordinator::handle(int worker, const Request& request) {
   // The finished chunk it reports counts when its results are in (now, or
   // when their message comes: chunk_reported).
-  if (reports_finished_chunk(request.kind, request.id)) results_in_.take(worker, request);
+  if (reports_finished_chunk(request)) results_in_.take(worker, request);
   if (request.epoch != ctx_.epoch) return;  // of an abandoned execution: dropped
-  if (fb_.timed() && request.done > 0) {
-    fb_.calc().record(ChunkTiming{worker, request.done, request.work, request.elapsed});
+  if (request.reports() && fb_.timed() && request.measured().done > 0) {
+    const Measurement& m = request.measured();
+    fb_.calc().record(ChunkTiming{worker, m.done, m.work, m.elapsed});
   }
   switch (request.kind) {
     case kAsk:
-      assign_->asked_for(std::max(1, request.want));  // the assignment decides whether it batches
+      assign_->asked_for(std::max(1, request.body.ask.want));  // the assignment decides whether it batches
       recovery_->answer(worker);
       assign_->asked_for(1);
       break;
-    case kCommit:
-      ledger_.scheduled(request.id, Chunk{request.begin, request.size}, worker);
+    case kCommit: {
+      const CommitMessage& c = request.body.commit;
+      ledger_.scheduled(c.step, c.chunk, worker);
       released_.clear();
-      assign_->commit(worker, request, released_);
+      assign_->commit(worker, c, released_);
       for (const auto& [w, r] : released_) send(w, r);
       break;
+    }
     default:  // kFinished: counted above
       break;
   }
 }
 
-void Coordinator::chunk_reported(const Request& report, const std::vector<std::byte>& results) {
-  if (report.epoch != ctx_.epoch) return;  // of an abandoned execution: its results drained, dropped
-  // A report of several chunks (Request::count) names them by their steps;
-  // the ledger knows their ranges (only centralized replies carry several).
+void Coordinator::chunk_reported(const Request& message, const std::vector<std::byte>& results) {
+  if (message.epoch != ctx_.epoch) return;  // of an abandoned execution: its results drained, dropped
+  const ChunkReport& report = message.report();
+  // A report of several chunks (ChunkReport::count) names them by their
+  // steps; the ledger knows their ranges (only centralized replies carry several).
   if (report.count <= 1) {
     const bool first = ledger_.finished(report.id, report.size);
     if (first && report.result_bytes >= 0) ctx_.results->commit(results.data(), results.size());

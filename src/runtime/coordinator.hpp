@@ -52,7 +52,7 @@ class Coordinator final : public FedScheduler, private ProgressEngine::Handler, 
   /// The coordinator's own chunk `id` is finished (every piece executed).
   void own_chunk_done(std::int64_t id);
   /// A reported chunk whose results are in: counted once, its results committed.
-  void chunk_reported(const Request& report, const std::vector<std::byte>& results);
+  void chunk_reported(const Request& message, const std::vector<std::byte>& results);
 
   Context& ctx_;
   std::unique_ptr<Assignment> assign_;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "lb4mpi/techniques/chunk_calculator.hpp"
 #include "lb4mpi/types.hpp"
@@ -30,37 +31,21 @@ enum Tag : int {
 inline int result_tag(std::int32_t epoch) { return 8192 + static_cast<int>(epoch & 16383); }
 
 enum RequestKind : std::int32_t {
-  kAsk = 0,       ///< wants a reply: a chunk, a step, a grant, or "no more work"
-  kFinished = 1,  ///< reports a finished chunk, no reply
-  kCommit = 2,    ///< DCA grant: "chunk `finished_id` takes `size` iterations from `begin`", no reply
+  kAsk = 0,       ///< AskMessage: wants a reply (a chunk, a step, a grant, or "no more work")
+  kFinished = 1,  ///< FinishedMessage: reports finished chunks, no reply
+  kCommit = 2,    ///< CommitMessage: DCA grant committed, no reply
 };
 
-/// Whether a report names a finished chunk, whose results (when it has
-/// any beyond the inline ones) follow in a message of their own. Every
-/// coordinator-side receiver of reports — of whatever execution, and even
-/// a report of an ended one that only arrived now — receives that message
-/// (then drops it by its epoch): left unreceived, it would be matched by
-/// the receive posted for the same worker's next report of that epoch.
-inline bool reports_finished_chunk(std::int32_t kind, std::int64_t id) { return id >= 0 && kind != kCommit; }
-
-struct Request {
-  std::int32_t epoch = 0;
-  std::int32_t kind = kAsk;
-  std::int64_t id = -1;       ///< kAsk, kFinished: a chunk this rank finished (-1: none); kCommit: the grant's step
-  std::int64_t begin = 0;     ///< the chunk's start (kFinished, kAsk with id >= 0; kCommit)
-  std::int64_t size = 0;      ///< the chunk's size (ditto)
-  /// kAsk, kFinished: the finished chunks reported, `id` .. `id + count - 1`,
-  /// consecutive and together [begin, begin + size) — a batch's chunks go
-  /// in one report (several chunks per reply, below); with count > 1 their
-  /// results are frames, one per part that has some (ResultStore::frame).
+/// The finished chunks a report names: `id` .. `id + count - 1`,
+/// consecutive and together [begin, begin + size) — a batch's chunks go in
+/// one report (several chunks per reply); with count > 1 their results are
+/// frames, one per part that has some (ResultStore::frame).
+struct ChunkReport {
+  std::int64_t id = -1;  ///< the first chunk reported (-1: none)
+  std::int64_t begin = 0;
+  std::int64_t size = 0;
   std::int32_t count = 1;
-  /// kAsk: how many chunks this rank would take in one reply (>= 1): its
-  /// chunks are far shorter than a message (several chunks per reply).
-  std::int32_t want = 1;
-  std::int64_t done = 0;      ///< adaptive techniques: iterations executed since the previous report
-  double work = 0.0;          ///< seconds of work for them
-  double elapsed = 0.0;       ///< seconds since the previous report
-  std::int64_t result_bytes = -1;  ///< >= 0: the finished chunk's results: in `inline_results` when they
+  std::int64_t result_bytes = -1;  ///< >= 0: the chunks' results: in `inline_results` when they
                                    ///< fit, else a message of tag result_tag(epoch) follows
   /// Results of up to kInlineResults bytes travel in the report itself (one
   /// message per chunk, as without results).
@@ -68,12 +53,87 @@ struct Request {
   std::array<std::byte, kInlineResults> inline_results{};
 };
 
+/// What an adaptive technique learns from a rank: since its previous report.
+struct Measurement {
+  std::int64_t done = 0;  ///< iterations executed
+  double work = 0.0;      ///< seconds of work for them
+  double elapsed = 0.0;   ///< seconds elapsed
+};
+
+/// kAsk: the rank wants work, and reports what it finished meanwhile.
+struct AskMessage {
+  ChunkReport report;
+  Measurement measured;
+  /// How many chunks this rank would take in one reply (>= 1): its chunks
+  /// are far shorter than a message (several chunks per reply).
+  std::int32_t want = 1;
+};
+
+/// kFinished: the rank reports finished chunks, and asks for nothing.
+struct FinishedMessage {
+  ChunkReport report;
+  Measurement measured;
+};
+
+/// kCommit: DCA grant: "step `step` takes `chunk`".
+struct CommitMessage {
+  std::int64_t step = -1;
+  Chunk chunk;
+};
+
+/// Worker -> coordinator: one of the messages above, by `kind` (a fixed
+/// size, so that a receive can be posted before the kind is known).
+struct Request {
+  std::int32_t epoch = 0;
+  std::int32_t kind = kAsk;
+  union Body {
+    Body() : ask() {}
+    AskMessage ask;
+    FinishedMessage finished;
+    CommitMessage commit;
+  } body;
+
+  static Request of(const AskMessage& m) {
+    Request r;
+    r.body.ask = m;
+    return r;
+  }
+  static Request of(const FinishedMessage& m) {
+    Request r;
+    r.kind = kFinished;
+    r.body.finished = m;
+    return r;
+  }
+  static Request of(const CommitMessage& m) {
+    Request r;
+    r.kind = kCommit;
+    r.body.commit = m;
+    return r;
+  }
+  /// kAsk and kFinished carry a report (and a measurement); kCommit none.
+  [[nodiscard]] bool reports() const { return kind == kAsk || kind == kFinished; }
+  [[nodiscard]] const ChunkReport& report() const { return kind == kFinished ? body.finished.report : body.ask.report; }
+  ChunkReport& report() { return kind == kFinished ? body.finished.report : body.ask.report; }
+  [[nodiscard]] const Measurement& measured() const {
+    return kind == kFinished ? body.finished.measured : body.ask.measured;
+  }
+  Measurement& measured() { return kind == kFinished ? body.finished.measured : body.ask.measured; }
+};
+
+/// Whether `r` reports a finished chunk, whose results (when it has any
+/// beyond the inline ones) follow in a message of their own. Every
+/// coordinator-side receiver of reports — of whatever execution, and even a
+/// report of an ended one that only arrived now — receives that message
+/// (then drops it by its epoch): left unreceived, it would be matched by the
+/// receive posted for the same worker's next report of that epoch.
+inline bool reports_finished_chunk(const Request& r) { return r.reports() && r.report().id >= 0; }
+
 enum ReplyKind : std::int32_t {
-  kNone = 0,   ///< no more work for this rank
-  kChunk = 1,  ///< CCA, or a copy handed out again: the chunk `chunk`, id = its step
-  kStep = 2,   ///< DCA closed form: step `id`, the rank computes its chunk
-  kGrant = 3,  ///< DCA grant: step `id` with the inputs `grant`
-  kWait = 4,   ///< recovery: nothing for you yet, the coordinator is alive (the worker waits on)
+  kNone = 0,   ///< no body: no more work for this rank
+  kChunk = 1,  ///< ChunkReply: CCA, or a copy handed out again
+  kStep = 2,   ///< StepReply: DCA closed form, the rank computes its chunk
+  kGrant = 3,  ///< GrantReply: DCA grant
+  kWait = 4,   ///< no body: recovery: nothing for you yet, the coordinator is alive (the worker waits on)
 };
 
 /// Recovery, when a coordinator is given up (recovery/failover.cpp).
@@ -95,27 +155,73 @@ struct GrantInputs {
   std::int64_t evaluated = 0;  ///< recovery: the size the coordinator evaluated and committed when it granted
 };
 
-/// Coordinator -> worker. What is set depends on `kind` (above): `id` for
-/// kChunk, kStep and kGrant; `chunk` for kChunk (and kStep under recovery,
-/// whose coordinator knows the step's range); `reissued` for kChunk; `grant`
-/// for kGrant; nothing for kNone and kWait.
-struct Reply {
-  std::int32_t epoch = 0;
-  std::int32_t kind = kNone;
+/// kChunk: steps `id` .. `id + count - 1`, together `chunk`: one chunk, or
+/// several (a technique of constant chunk size, asked by a rank whose chunks
+/// are far shorter than a message), each of `each` iterations (the last one
+/// at most that; batch_part).
+struct ChunkReply {
   std::int64_t id = -1;
   Chunk chunk;
   std::int32_t reissued = 0;  ///< the chunk was handed out before (to a rank that has not finished it)
-  /// kChunk: several chunks in one reply (a technique of constant chunk
-  /// size, asked by a rank whose chunks are far shorter than a message):
-  /// steps `id` .. `id + count - 1`, each of `each` iterations (the last
-  /// one at most that), together `chunk` (batch_part).
   std::int32_t count = 1;
   std::int64_t each = 0;
+};
+
+/// kStep: step `id`, whose chunk the rank computes (`chunk`: its range, set
+/// under recovery, whose coordinator knows it).
+struct StepReply {
+  std::int64_t id = -1;
+  Chunk chunk;
+};
+
+/// kGrant: step `id` with the inputs only the coordinator holds.
+struct GrantReply {
+  std::int64_t id = -1;
   GrantInputs grant;
 };
 
+/// Coordinator -> worker: one of the replies above, by `kind` (kNone and
+/// kWait have no body).
+struct Reply {
+  std::int32_t epoch = 0;
+  std::int32_t kind = kNone;
+  union Body {
+    Body() : chunk() {}
+    ChunkReply chunk;
+    StepReply step;
+    GrantReply grant;
+  } body;
+
+  static Reply of(std::int32_t no_body_kind) {
+    Reply r;
+    r.kind = no_body_kind;
+    return r;
+  }
+  static Reply of(const ChunkReply& m) {
+    Reply r;
+    r.kind = kChunk;
+    r.body.chunk = m;
+    return r;
+  }
+  static Reply of(const StepReply& m) {
+    Reply r;
+    r.kind = kStep;
+    r.body.step = m;
+    return r;
+  }
+  static Reply of(const GrantReply& m) {
+    Reply r;
+    r.kind = kGrant;
+    r.body.grant = m;
+    return r;
+  }
+};
+
+// Sent as bytes (MPI_BYTE) and copied as such.
+static_assert(std::is_trivially_copyable_v<Request> && std::is_trivially_copyable_v<Reply>);
+
 /// Part `j` (0 <= j < count) of a reply of several chunks: step id + j.
-inline Chunk batch_part(const Reply& r, std::int32_t j) {
+inline Chunk batch_part(const ChunkReply& r, std::int32_t j) {
   if (r.count <= 1) return r.chunk;
   const Index begin = r.chunk.begin + static_cast<Index>(j) * r.each;
   return Chunk{begin, std::min<Index>(r.each, r.chunk.end() - begin)};

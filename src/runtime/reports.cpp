@@ -21,7 +21,7 @@ ReportSender::~ReportSender() {
   if (pending) new std::list<ResultSend>(std::move(sends_));
 }
 
-void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
+void ReportSender::fill(ChunkReport& into, std::int64_t id, Chunk chunk) {
   into.id = id;
   into.begin = chunk.begin;
   into.size = chunk.size;
@@ -30,12 +30,12 @@ void ReportSender::fill(Request& into, std::int64_t id, Chunk chunk) {
   announce(into, has);
 }
 
-void ReportSender::announce(Request& into, bool has) const {
+void ReportSender::announce(ChunkReport& into, bool has) const {
   into.result_bytes = has ? static_cast<std::int64_t>(buf_.size()) : -1;
-  if (has && buf_.size() <= Request::kInlineResults) std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
+  if (has && buf_.size() <= ChunkReport::kInlineResults) std::copy(buf_.begin(), buf_.end(), into.inline_results.begin());
 }
 
-void ReportSender::append(Request& into, std::int64_t id, Chunk part) {
+void ReportSender::append(ChunkReport& into, std::int64_t id, Chunk part) {
   if (into.count == 1 && into.result_bytes >= 0) {  // the first part's results become a frame
     part_.swap(buf_);
     buf_.clear();
@@ -80,10 +80,14 @@ void ReportSender::sweep() {
   }
 }
 
-void ReportSender::send_results(const Request& report, const std::function<bool()>& over) {
-  if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= Request::kInlineResults) return;
+void ReportSender::send_results(const Request& message, const std::function<bool()>& over) {
+  const ChunkReport& report = message.report();
+  if (!message.reports() || report.result_bytes < 0 ||
+      static_cast<std::size_t>(report.result_bytes) <= ChunkReport::kInlineResults) {
+    return;
+  }
   if (!ctx_.bounded()) {
-    send_bytes(buf_.data(), static_cast<int>(buf_.size()), result_tag(report.epoch), "MPI_Send (chunk results)");
+    send_bytes(buf_.data(), static_cast<int>(buf_.size()), result_tag(message.epoch), "MPI_Send (chunk results)");
     return;
   }
   sweep();
@@ -99,7 +103,7 @@ void ReportSender::send_results(const Request& report, const std::function<bool(
   sends_.push_back(ResultSend{MPI_REQUEST_NULL, std::move(data), true});
   const auto r = std::prev(sends_.end());
   check_mpi(MPI_Isend(r->data.data(), static_cast<int>(r->data.size()), MPI_BYTE, ctx_.config.coordinator,
-                      result_tag(report.epoch),
+                      result_tag(message.epoch),
                       ctx_.comm, &r->request),
             "MPI_Isend (chunk results)");
   // Completed before the rank goes on: a rank that fails right after its
@@ -171,11 +175,12 @@ ResultsInbox::~ResultsInbox() {
   }
 }
 
-void ResultsInbox::take(int sender, const Request& report) {
-  if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= Request::kInlineResults) {
+void ResultsInbox::take(int sender, const Request& message) {
+  const ChunkReport& report = message.report();
+  if (report.result_bytes < 0 || static_cast<std::size_t>(report.result_bytes) <= ChunkReport::kInlineResults) {
     inline_.assign(report.inline_results.begin(),
                    report.inline_results.begin() + std::max<std::int64_t>(0, report.result_bytes));
-    complete_(sender, report, inline_);
+    complete_(sender, message, inline_);
     return;
   }
   auto free = std::find_if(pending_.begin(), pending_.end(), [](const Pending& p) { return !p.busy; });
@@ -186,9 +191,9 @@ void ResultsInbox::take(int sender, const Request& report) {
   }
   free->busy = true;
   free->sender = sender;
-  free->report = report;
+  free->report = message;
   free->data.resize(static_cast<std::size_t>(report.result_bytes));
-  check_mpi(MPI_Irecv(free->data.data(), static_cast<int>(report.result_bytes), MPI_BYTE, sender, result_tag(report.epoch), ctx_.comm,
+  check_mpi(MPI_Irecv(free->data.data(), static_cast<int>(report.result_bytes), MPI_BYTE, sender, result_tag(message.epoch), ctx_.comm,
                       &ctx_.engine->request(free->slot)),
             "MPI_Irecv (chunk results)");
 }

@@ -34,30 +34,30 @@ class ReportSender {
   /// The identity of finished chunk `id` (range `chunk`) and its results
   /// into `into`: inline when they fit, else announced (send_results then
   /// sends them from this sender's buffer).
-  void fill(Request& into, std::int64_t id, Chunk chunk);
+  void fill(ChunkReport& into, std::int64_t id, Chunk chunk);
   /// The report `into` (filled by fill(), then perhaps appended to) takes
   /// in the next part of its batch: chunk `id`, range `part`, consecutive.
   /// Its results, if any, join the report's as a frame (ResultStore::frame;
   /// the first part's are framed too once a second part joins).
-  void append(Request& into, std::int64_t id, Chunk part);
+  void append(ChunkReport& into, std::int64_t id, Chunk part);
   /// `message` (its epoch set here) to the coordinator, waited for — when
   /// bounded no longer than the patience.
   void send(Request& message);
   /// Bytes to the coordinator: MPI_Send, or when bounded a nonblocking
   /// send waited for at most the patience.
   void send_bytes(const void* data, int bytes, int tag, const char* what);
-  /// After `report` (filled by fill()) went out: the results it announced,
+  /// After `message` (its report filled by fill()) went out: the results it announced,
   /// if they did not fit inline. Bounded: sent without blocking on a
   /// coordinator that may have left; completed before the rank goes on,
   /// unless `over()` (called between polls) says the loop ended meanwhile.
-  void send_results(const Request& report, const std::function<bool()>& over);
+  void send_results(const Request& message, const std::function<bool()>& over);
 
  private:
   void sweep();
   /// The storage of a completed send, kept for a later one (a few).
   void recycle(std::vector<std::byte>&& data);
   /// The report's results are buf_ (`has`): their size, and inline when they fit.
-  void announce(Request& into, bool has) const;
+  void announce(ChunkReport& into, bool has) const;
 
   Context& ctx_;
   std::vector<std::byte> buf_;  // the results of the report being sent

@@ -56,11 +56,13 @@ void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
     return;
   }
   Assignment::Got got;
-  if (reply_.kind == kChunk && reply_.reissued != 0) {
+  const bool chunk_reply = reply_.kind == kChunk;
+  const ChunkReply& carried = reply_.body.chunk;  // read only when chunk_reply
+  if (chunk_reply && carried.reissued != 0) {
     // Recovery: a chunk handed out before, whatever the assignment.
     got.end = false;
-    got.chunk = reply_.chunk;
-    got.id = reply_.id;
+    got.chunk = carried.chunk;
+    got.id = carried.id;
     state_ = State::ReadyCopy;
   } else {
     // Interpreted at once, not when the rank next asks for work of this loop:
@@ -71,17 +73,16 @@ void Worker::on_complete(int /*slot*/, const MPI_Status& /*status*/) {
   }
   ready_ = got.chunk;
   ready_id_ = got.id;
-  ready_count_ = reply_.kind == kChunk ? std::max(1, reply_.count) : 1;
-  ready_each_ = reply_.each;
+  ready_count_ = chunk_reply ? std::max(1, carried.count) : 1;
+  ready_each_ = chunk_reply ? carried.each : 0;
   // The coordinator may send several chunks per reply (it said so by `each`).
-  batching_ = reply_.kind == kChunk && reply_.each > 0 && reply_.reissued == 0;
+  batching_ = chunk_reply && carried.each > 0 && carried.reissued == 0;
   if (got.commit) {
-    Request c;
-    c.kind = kCommit;
-    c.id = got.id;
-    c.begin = got.chunk.begin;
-    c.size = got.chunk.size;
-    reports_.send(c);
+    CommitMessage c;
+    c.step = got.id;
+    c.chunk = got.chunk;
+    Request m = Request::of(c);
+    reports_.send(m);
   }
   // Recovery listens on: the next reply is the answer to its next request,
   // or the end of the loop, which may come before it asks.
@@ -92,7 +93,7 @@ void Worker::finish_send() {
   if (send_ != MPI_REQUEST_NULL) recovery_->complete(send_);
 }
 
-void Worker::pop_unreported(Request& into, bool newest) {
+void Worker::pop_unreported(ChunkReport& into, bool newest) {
   // A report names one chunk, or the consecutive parts of one batch.
   const auto joins = [](const Done& a, const Done& b) {
     return a.batched && b.batched && b.id == a.id + 1 && b.chunk.begin == a.chunk.end();
@@ -114,8 +115,10 @@ void Worker::pop_unreported(Request& into, bool newest) {
                     unreported_.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
-void Worker::send_results(const Request& report) {
-  reports_.send_results(report, [this] {
+Measurement Worker::measurement(const ChunkTiming& m) { return Measurement{m.size, m.work_time, m.elapsed_time}; }
+
+void Worker::send_results(const Request& message) {
+  reports_.send_results(message, [this] {
     ctx_.engine->poll();
     return state_ == State::EndReady;
   });
@@ -127,33 +130,26 @@ void Worker::ask() {
   // one chunk finished since the last request, beyond a batch's parts)
   // follow it on their own, so that the request is not held up by them:
   // the coordinator answers it at its next look for requests.
-  outgoing_ = Request{};
-  if (!unreported_.empty()) {
-    outgoing_.kind = kFinished;
-    pop_unreported(outgoing_, true);
-  }
+  AskMessage ask;  // its report: none (id -1), or the newest
+  if (!unreported_.empty()) pop_unreported(ask.report, true);
   if (state_ != State::Idle) {
     // A reply came while the previous request completed (that polls):
     // under recovery the end of the loop, sent unasked. Nothing to ask
     // for; the reports go on their own unless the loop is over.
-    if (state_ != State::EndReady && outgoing_.kind == kFinished) {
-      reports_.send(outgoing_);
-      send_results(outgoing_);
+    if (state_ != State::EndReady && ask.report.id >= 0) {
+      Request f = Request::of(FinishedMessage{ask.report, Measurement{}});
+      reports_.send(f);
+      send_results(f);
     }
     if (state_ != State::EndReady) report_finished();
     return;
   }
-  outgoing_.epoch = ctx_.epoch;
-  outgoing_.kind = kAsk;
   // Several chunks per reply: as many as set, or as learnt (learn_batch).
   const int fixed = ctx_.config.chunks_per_reply;
-  outgoing_.want = !batching_ ? 1 : (fixed >= 1 ? fixed : want_);
-  if (fb_.timed()) {
-    const ChunkTiming m = fb_.take(ctx_.rank, ctx_.meter->now());
-    outgoing_.done = m.size;
-    outgoing_.work = m.work_time;
-    outgoing_.elapsed = m.elapsed_time;
-  }
+  ask.want = !batching_ ? 1 : (fixed >= 1 ? fixed : want_);
+  if (fb_.timed()) ask.measured = measurement(fb_.take(ctx_.rank, ctx_.meter->now()));
+  outgoing_ = Request::of(ask);
+  outgoing_.epoch = ctx_.epoch;
   if (!receiving()) post_reply();  // before asking
   recovery_->waiting();            // silence counts from here at the earliest
   // Asked from now on: sending the results polls, and the reply may arrive
@@ -173,18 +169,15 @@ void Worker::report_finished() {
   finish_send();
   bool first = true;
   while (!unreported_.empty()) {
-    Request f;
-    f.kind = kFinished;
-    pop_unreported(f);
+    FinishedMessage f;
+    pop_unreported(f.report);
     if (first && fb_.timed() && fb_.pending()) {  // the last measurement goes along
-      const ChunkTiming m = fb_.take(ctx_.rank, ctx_.meter->now());
-      f.done = m.size;
-      f.work = m.work_time;
-      f.elapsed = m.elapsed_time;
+      f.measured = measurement(fb_.take(ctx_.rank, ctx_.meter->now()));
     }
     first = false;
-    reports_.send(f);
-    send_results(f);
+    Request m = Request::of(f);
+    reports_.send(m);
+    send_results(m);
   }
 }
 
@@ -263,7 +256,7 @@ Grab Worker::acquire(bool may_wait) {
     }
     state_ = State::Idle;
     request_at_ = assign_->prefetch() ? request_point(ctx_.config.request_when, ready_.size) : 0;
-    // Every reply is a batch, of one chunk or of several (Reply::count).
+    // Every reply is a batch, of one chunk or of several (ChunkReply::count).
     const bool several = ready_count_ > 1;
     batch_ = Batch{ready_id_, ready_.begin, ready_.end(), several ? ready_each_ : ready_.size, several};
     // Timed when the batch size is learnt (learn_batch).

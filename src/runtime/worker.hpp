@@ -53,9 +53,11 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   /// The oldest unreported finished chunk (with `newest`: the newest) goes
   /// into `into` (id, begin, size, and its results, which reports_ sends
   /// after it when they are large), with the parts of its batch beside it.
-  void pop_unreported(Request& into, bool newest = false);
+  void pop_unreported(ChunkReport& into, bool newest = false);
+  /// A timing as a report carries it.
+  static Measurement measurement(const ChunkTiming& m);
   /// After a report: the results it announced.
-  void send_results(const Request& report);
+  void send_results(const Request& message);
   /// Waits for the reply (the recovery policy bounds the wait).
   void await_reply();
   /// Completes send_ (ditto).
@@ -67,7 +69,7 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
     bool batched;  ///< a part of a reply of several chunks (its range known to the coordinator)
   };
 
-  /// Several chunks per reply (Request::want, Reply::count): the parts of
+  /// Several chunks per reply (AskMessage::want, ChunkReply::count): the parts of
   /// the batch not yet begun, and how many chunks to ask for next.
   struct Batch {
     std::int64_t next_id = -1;  ///< the step of the next part
@@ -98,7 +100,7 @@ class Worker final : public FedScheduler, private ProgressEngine::Handler {
   State state_ = State::Idle;
   Chunk ready_;                // Ready, ReadyCopy: the chunk ...
   std::int64_t ready_id_ = -1;  // ... and its id
-  std::int32_t ready_count_ = 1;  // ... and how many chunks it holds (Reply::count) ...
+  std::int32_t ready_count_ = 1;  // ... and how many chunks it holds (ChunkReply::count) ...
   Index ready_each_ = 0;          // ... of what size
   Batch batch_;
   bool batching_ = false;       // this loop may ask for several chunks per reply

@@ -50,8 +50,7 @@ TEST(ServeCadence, AFixedBreakAfterIgnoresThePolicy) {
 }
 
 TEST(BatchPart, ConsecutivePartsOfOneSizeTheLastShorter) {
-  rt::Reply r;
-  r.kind = rt::kChunk;
+  rt::ChunkReply r;
   r.id = 40;
   r.count = 5;
   r.each = 3;
@@ -66,7 +65,7 @@ TEST(BatchPart, ConsecutivePartsOfOneSizeTheLastShorter) {
   }
   EXPECT_EQ(next, r.chunk.end());
   EXPECT_EQ(sizes, (std::vector<Index>{3, 3, 3, 3, 1}));
-  rt::Reply one;  // a reply of one chunk is that chunk
+  rt::ChunkReply one;  // a reply of one chunk is that chunk
   one.chunk = Chunk{5, 9};
   EXPECT_EQ(rt::batch_part(one, 0).begin, 5);
   EXPECT_EQ(rt::batch_part(one, 0).size, 9);

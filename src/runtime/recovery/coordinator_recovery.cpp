@@ -84,26 +84,24 @@ class RobustCoordinator final : public CoordinatorRecovery {
       return;
     }
     if (const Ledger::Entry* e = ledger_.reissue(worker)) {
-      r = Reply{};
-      r.kind = kChunk;
-      r.id = e->id;
-      r.chunk = e->chunk;
-      r.reissued = 1;
+      ChunkReply copy;
+      copy.id = e->id;
+      copy.chunk = e->chunk;
+      copy.reissued = 1;
       ++reissued_;
-      port_.send(worker, r);
+      port_.send(worker, Reply::of(copy));
       return;
     }
     deferred_.push_back(worker);
     // Told at once: a deferred worker reports its finished chunks right away
     // (the completion the loop waits for may be its own).
-    r = Reply{};
-    r.kind = kWait;
-    port_.send(worker, r);
+    port_.send(worker, Reply::of(kWait));
   }
 
   void deliver(int worker, const Reply& reply) override {
-    if (reply.kind == kGrant) {
-      ledger_.scheduled(reply.id, Chunk{reply.grant.start, reply.grant.evaluated}, worker);  // evaluated when granted
+    if (reply.kind == kGrant) {  // evaluated when granted
+      const GrantReply& g = reply.body.grant;
+      ledger_.scheduled(g.id, Chunk{g.grant.start, g.grant.evaluated}, worker);
     }
     if (reply.kind == kNone) ended_[static_cast<std::size_t>(worker)] = 1;
     // The worker may have failed: nobody waits for the send.
@@ -177,9 +175,7 @@ class RobustCoordinator final : public CoordinatorRecovery {
 
   void send_end(int worker) {
     if (ended_[static_cast<std::size_t>(worker)] != 0) return;
-    Reply r;
-    r.kind = kNone;
-    port_.send(worker, r);
+    port_.send(worker, Reply::of(kNone));
   }
 
   /// "Still alive" to the deferred workers, a quarter of the patience apart.
@@ -188,11 +184,7 @@ class RobustCoordinator final : public CoordinatorRecovery {
     const double now = ctx_.meter->now();
     if (now - last_beat_ < 0.25 * ctx_.patience()) return;
     last_beat_ = now;
-    for (int w : deferred_) {
-      Reply r;
-      r.kind = kWait;
-      port_.send(w, r);
-    }
+    for (int w : deferred_) port_.send(w, Reply::of(kWait));
   }
 
   Context& ctx_;

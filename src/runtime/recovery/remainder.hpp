@@ -32,12 +32,13 @@ class Remainder final : public Assignment {
     return own;
   }
   bool answer(int /*worker*/, Reply& reply) override {
-    if (!cut(reply.chunk)) {
-      reply.kind = kNone;
+    ChunkReply r;
+    if (!cut(r.chunk)) {
+      reply = Reply::of(kNone);
       return true;
     }
-    reply.kind = kChunk;
-    reply.id = next_id_++;
+    r.id = next_id_++;
+    reply = Reply::of(r);
     return true;
   }
   Got interpret(const Reply& reply) override { return carried_chunk(reply); }

@@ -80,13 +80,14 @@ void RmaRecoveryCoordinator::handle(int sender, const Request& report) {
   // Also a kAsk of the two-sided models that carries a finished chunk: a
   // report of the loop before this one on the communicator that came after
   // that loop stopped listening (chunk_reported drops it by its epoch).
-  if (reports_finished_chunk(report.kind, report.id)) results_in_.take(sender, report);
+  if (reports_finished_chunk(report)) results_in_.take(sender, report);
 }
 
 void RmaRecoveryCoordinator::chunk_reported(const Request& report, const std::vector<std::byte>& results) {
   if (report.epoch != ctx_.epoch) return;  // another execution's: its results drained, dropped
   result_buf_ = &results;
-  commit_step(report.id, Chunk{report.begin, report.size}, false, report.result_bytes >= 0);
+  const ChunkReport& r = report.report();
+  commit_step(r.id, Chunk{r.begin, r.size}, false, r.result_bytes >= 0);
   result_buf_ = nullptr;
 }
 

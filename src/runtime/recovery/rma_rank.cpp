@@ -208,9 +208,9 @@ void RmaRecoveryWorker::finished(std::int64_t id, Index size, double work) {
   if (fb_.timed()) fb_.add(size, work);
   if (!cut_.empty() || id != cut_.id()) return;
   mine_.insert(id);
-  Request r;
-  r.kind = kFinished;
-  reports_.fill(r, id, current_);
+  FinishedMessage f;
+  reports_.fill(f.report, id, current_);
+  Request r = Request::of(f);
   reports_.send(r);
   reports_.send_results(r, [this] { return win_.read(kSlotDone) != 0; });
 }

@@ -71,7 +71,7 @@ inline constexpr double kServeLatency = 20e-6;
 inline constexpr double kAnswerLatency = 1e-6;
 /// Several chunks per reply: a worker whose chunks of a constant size are
 /// far shorter than a message asks for about this much work in one reply
-/// [seconds] (Request::want) ...
+/// [seconds] (AskMessage::want) ...
 inline constexpr double kBatchSpan = 20e-6;
 /// ... and for at most this many chunks.
 inline constexpr int kMaxBatch = 4096;

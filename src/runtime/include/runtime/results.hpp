@@ -69,7 +69,7 @@ class ResultStore {
   std::size_t commit(const std::byte* data, std::size_t bytes, bool apply = true) const;
 
   /// Several chunks' results in one message (a report of a batch's parts,
-  /// Request::count): for each part with results, its index in the report
+  /// ChunkReport::count): for each part with results, its index in the report
   /// then take()'s serialization, appended to `out`.
   static void frame(std::vector<std::byte>& out, std::int32_t part, const std::vector<std::byte>& taken);
   /// Commits the frames of `data` whose part `first(part)` says finished
