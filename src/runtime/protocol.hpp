@@ -30,6 +30,15 @@ enum Tag : int {
 /// take it for the results of another report.
 inline int result_tag(std::int32_t epoch) { return 8192 + static_cast<int>(epoch & 16383); }
 
+/// Message `m` of `kind` in its envelope (Request, Reply below).
+template <class Envelope, class Message>
+Envelope wrap(std::int32_t kind, const Message& m) {
+  Envelope e;
+  e.kind = kind;
+  e.body.set(m);
+  return e;
+}
+
 enum RequestKind : std::int32_t {
   kAsk = 0,       ///< AskMessage: wants a reply (a chunk, a step, a grant, or "no more work")
   kFinished = 1,  ///< FinishedMessage: reports finished chunks, no reply
@@ -88,28 +97,17 @@ struct Request {
   std::int32_t kind = kAsk;
   union Body {
     Body() : ask() {}
+    void set(const AskMessage& m) { ask = m; }
+    void set(const FinishedMessage& m) { finished = m; }
+    void set(const CommitMessage& m) { commit = m; }
     AskMessage ask;
     FinishedMessage finished;
     CommitMessage commit;
   } body;
 
-  static Request of(const AskMessage& m) {
-    Request r;
-    r.body.ask = m;
-    return r;
-  }
-  static Request of(const FinishedMessage& m) {
-    Request r;
-    r.kind = kFinished;
-    r.body.finished = m;
-    return r;
-  }
-  static Request of(const CommitMessage& m) {
-    Request r;
-    r.kind = kCommit;
-    r.body.commit = m;
-    return r;
-  }
+  static Request of(const AskMessage& m) { return wrap<Request>(kAsk, m); }
+  static Request of(const FinishedMessage& m) { return wrap<Request>(kFinished, m); }
+  static Request of(const CommitMessage& m) { return wrap<Request>(kCommit, m); }
   /// kAsk and kFinished carry a report (and a measurement); kCommit none.
   [[nodiscard]] bool reports() const { return kind == kAsk || kind == kFinished; }
   [[nodiscard]] const ChunkReport& report() const { return kind == kFinished ? body.finished.report : body.ask.report; }
@@ -118,6 +116,7 @@ struct Request {
     return kind == kFinished ? body.finished.measured : body.ask.measured;
   }
   Measurement& measured() { return kind == kFinished ? body.finished.measured : body.ask.measured; }
+
 };
 
 /// Whether `r` reports a finished chunk, whose results (when it has any
@@ -187,6 +186,9 @@ struct Reply {
   std::int32_t kind = kNone;
   union Body {
     Body() : chunk() {}
+    void set(const ChunkReply& m) { chunk = m; }
+    void set(const StepReply& m) { step = m; }
+    void set(const GrantReply& m) { grant = m; }
     ChunkReply chunk;
     StepReply step;
     GrantReply grant;
@@ -197,24 +199,10 @@ struct Reply {
     r.kind = no_body_kind;
     return r;
   }
-  static Reply of(const ChunkReply& m) {
-    Reply r;
-    r.kind = kChunk;
-    r.body.chunk = m;
-    return r;
-  }
-  static Reply of(const StepReply& m) {
-    Reply r;
-    r.kind = kStep;
-    r.body.step = m;
-    return r;
-  }
-  static Reply of(const GrantReply& m) {
-    Reply r;
-    r.kind = kGrant;
-    r.body.grant = m;
-    return r;
-  }
+  static Reply of(const ChunkReply& m) { return wrap<Reply>(kChunk, m); }
+  static Reply of(const StepReply& m) { return wrap<Reply>(kStep, m); }
+  static Reply of(const GrantReply& m) { return wrap<Reply>(kGrant, m); }
+
 };
 
 // Sent as bytes (MPI_BYTE) and copied as such.
