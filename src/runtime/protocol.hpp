@@ -116,7 +116,6 @@ struct Request {
     return kind == kFinished ? body.finished.measured : body.ask.measured;
   }
   Measurement& measured() { return kind == kFinished ? body.finished.measured : body.ask.measured; }
-
 };
 
 /// Whether `r` reports a finished chunk, whose results (when it has any
@@ -202,7 +201,6 @@ struct Reply {
   static Reply of(const ChunkReply& m) { return wrap<Reply>(kChunk, m); }
   static Reply of(const StepReply& m) { return wrap<Reply>(kStep, m); }
   static Reply of(const GrantReply& m) { return wrap<Reply>(kGrant, m); }
-
 };
 
 // Sent as bytes (MPI_BYTE) and copied as such.
