@@ -17,6 +17,7 @@
 // restarted every step, or the LoopSet restarted), so adaptive techniques
 // carry what they learnt from step to step. Each synchronous loop runs on its
 // own duplicate of the communicator, so the L loops never share a channel.
+// Robust loops are one LoopSet either way (multiloop_robust.hpp).
 //
 // Options shared by the multi-loop apps (MultiLoopCli):
 //   --techniques T1,T2,...  one technique per loop (excludes --technique)
@@ -110,9 +111,11 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
   run.targeted = asynchronous && drive.targeted;
   run.steps.resize(ns);
 
-  // One communicator per synchronous loop, made before the clock starts.
+  const bool robust = std::any_of(opt.begin(), opt.end(), [](const Options& o) { return o.robust; });
+  // One communicator per synchronous loop, made before the clock starts
+  // (robust loops run in one LoopSet either way).
   std::vector<MPI_Comm> comms;
-  if (!asynchronous) {
+  if (!asynchronous && !robust) {
     comms.assign(nl, MPI_COMM_NULL);
     for (auto& c : comms) MPI_Comm_dup(ctx.comm(), &c);
   }
@@ -128,8 +131,8 @@ MultiRun run_multi_steps(AppContext& ctx, const std::vector<Index>& n,
 
   MPI_Barrier(ctx.comm());
   const double t0 = now();
-  if (std::any_of(opt.begin(), opt.end(), [](const Options& o) { return o.robust; })) {
-    run_robust_steps(ctx, n, opt, steps, run, comms, chunk_fn);  // no collective after the start
+  if (robust) {
+    run_robust_steps(ctx, n, opt, steps, run, chunk_fn);  // no collective after the start
     run.total_time_s = seconds_since(t0);
     return run;
   }

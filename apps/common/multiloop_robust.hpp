@@ -6,10 +6,12 @@
 // after a step that lost ranks no further step starts (a start is
 // collective).
 //
-//   synchronous   every loop of a step starts (collectively) before the
-//                 first one runs, then they run one after the other, each
-//                 ending with its own end-of-loop exchange: a rank that
-//                 fails in loop 0 cannot hold up the start of loop 1.
+//   synchronous   the loops of a step, in flight in one robust LoopSet, run
+//                 one after the other (next(l) until loop l has nothing more
+//                 for this rank, then the next loop); then the step goes
+//                 round every loop until the set is over: a loop that ended
+//                 here is reopened when its coordinator fails later in the
+//                 step (its results died with it), and runs again here.
 //   asynchronous  one robust LoopSet: the loops in flight together.
 #pragma once
 #include <mpi.h>
@@ -57,11 +59,10 @@ bool robust_step_end(AppContext& ctx, MultiStep& st, const std::vector<std::uint
 /// Notes the verdict of a robust multi-loop run (verdict.hpp).
 void robust_verdict(const AppContext& ctx, const MultiRun& run);
 
-/// run_multi_steps of robust loops (see the header); `comms`: one per loop
-/// when synchronous.
+/// run_multi_steps of robust loops (see the header).
 template <class ChunkFn>
 void run_robust_steps(AppContext& ctx, const std::vector<Index>& n, const std::vector<Options>& opt, int steps,
-                      MultiRun& run, const std::vector<MPI_Comm>& comms, ChunkFn& chunk_fn) {
+                      MultiRun& run, ChunkFn& chunk_fn) {
   const std::size_t nl = n.size();
   std::vector<std::uint64_t> committed(nl, 0);
   const auto commit_into = [&committed](std::size_t l) {
@@ -73,53 +74,40 @@ void run_robust_steps(AppContext& ctx, const std::vector<Index>& n, const std::v
   };
   ctx.set_robust(true);
   std::optional<LoopSet> set;
-  std::vector<std::optional<Loop>> loops(nl);
   std::size_t done = 0;
+  const auto run_chunk = [&](int l, int s, Chunk c) { set->result(static_cast<std::uint64_t>(chunk_fn(l, s, c))); };
   for (int s = 0; s < steps; ++s) {
     const double start = now();
     MultiStep& st = run.steps[static_cast<std::size_t>(s)];
     committed.assign(nl, 0);
-    if (run.asynchronous) {
-      std::vector<LoopSpec> specs;
-      std::vector<std::pair<Index, Index>> ranges;
-      for (std::size_t l = 0; l < nl; ++l) {
-        specs.push_back(LoopSpec{0, n[l], opt[l]});
-        ranges.emplace_back(0, n[l]);
-      }
-      if (s == 0) {
-        set.emplace(ctx.comm(), specs);
-      } else {
-        set->restart(ranges);
-      }
-      for (std::size_t l = 0; l < nl; ++l) set->on_commit(static_cast<int>(l), commit_into(l));
-      if (s == 0) ctx.announce_start();
-      if (run.targeted) {
-        while (!set->terminated()) {
-          for (int l = 0; l < set->size(); ++l) {
-            if (auto c = set->next(l)) set->result(static_cast<std::uint64_t>(chunk_fn(l, s, *c)));
-          }
-        }
-      } else {
-        while (auto p = set->next()) set->result(static_cast<std::uint64_t>(chunk_fn(p->loop, s, p->chunk)));
-      }
-      st.reports = finish_keeping_reports(ctx, [&set] { return set->finish(); });
+    std::vector<LoopSpec> specs;
+    std::vector<std::pair<Index, Index>> ranges;
+    for (std::size_t l = 0; l < nl; ++l) {
+      specs.push_back(LoopSpec{0, n[l], opt[l]});
+      ranges.emplace_back(0, n[l]);
+    }
+    if (s == 0) {
+      set.emplace(ctx.comm(), specs);
     } else {
-      for (std::size_t l = 0; l < nl; ++l) {
-        if (s == 0) {
-          loops[l].emplace(comms[l], 0, n[l], opt[l]);
-        } else {
-          loops[l]->restart(0, n[l]);
-        }
-        loops[l]->on_commit(commit_into(l));
-      }
-      if (s == 0) ctx.announce_start();
-      for (std::size_t l = 0; l < nl; ++l) {
-        while (auto c = loops[l]->next()) {
-          loops[l]->result(static_cast<std::uint64_t>(chunk_fn(static_cast<int>(l), s, *c)));
-        }
-        st.reports.push_back(finish_keeping_reports(ctx, [&loops, l] { return loops[l]->finish(); }));
+      set->restart(ranges);
+    }
+    for (std::size_t l = 0; l < nl; ++l) set->on_commit(static_cast<int>(l), commit_into(l));
+    if (s == 0) ctx.announce_start();
+    if (!run.asynchronous) {
+      for (int l = 0; l < set->size(); ++l) {
+        while (auto c = set->next(l)) run_chunk(l, s, *c);
       }
     }
+    if (run.targeted || !run.asynchronous) {
+      while (!set->terminated()) {
+        for (int l = 0; l < set->size(); ++l) {
+          if (auto c = set->next(l)) run_chunk(l, s, *c);
+        }
+      }
+    } else {
+      while (auto p = set->next()) run_chunk(p->loop, s, p->chunk);
+    }
+    st.reports = finish_keeping_reports(ctx, [&set] { return set->finish(); });
     st.wall_s = seconds_since(start);
     ++done;
     if (robust_step_end(ctx, st, committed)) break;
