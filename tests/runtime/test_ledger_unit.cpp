@@ -47,5 +47,32 @@ TEST(Ledger, ReissueSkipsWhatTheRankHoldsAndSpreadsCopies) {
   EXPECT_EQ(l.reissue(4), nullptr);  // nothing is out
 }
 
+TEST(Ledger, TheWindowWrapsAndGrowsWhileAnOldChunkStaysOut) {
+  // The window is a ring: steps finish at its front while new ones arrive
+  // (it wraps), and an old step that stays out makes it grow (it moves).
+  Ledger l;
+  const Index n = 1000;
+  l.start(n);
+  for (std::int64_t id = 0; id < 50; ++id) l.scheduled(id, Chunk{id, 1}, 1);
+  for (std::int64_t id = 0; id < 40; ++id) EXPECT_TRUE(l.finished(id, 1));
+  // Step 40 stays out; 300 more go out and finish behind it.
+  for (std::int64_t id = 50; id < 350; ++id) l.scheduled(id, Chunk{id, 1}, 2);
+  for (std::int64_t id = 41; id < 350; ++id) EXPECT_TRUE(l.finished(id, 1));
+  EXPECT_TRUE(l.out(40));
+  EXPECT_FALSE(l.out(39));
+  EXPECT_FALSE(l.out(41));
+  const Ledger::Entry* copy = l.reissue(3);  // the one chunk out
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->id, 40);
+  EXPECT_EQ(copy->chunk.begin, 40);
+  EXPECT_TRUE(l.finished(40, 1));
+  EXPECT_EQ(l.finished_iterations(), 350);
+  // The rest, through the emptied window.
+  for (std::int64_t id = 350; id < n; ++id) l.scheduled(id, Chunk{id, 1}, 1);
+  for (std::int64_t id = n - 1; id >= 350; --id) EXPECT_TRUE(l.finished(id, 1));
+  EXPECT_TRUE(l.complete());
+  EXPECT_EQ(l.reissue(1), nullptr);
+}
+
 }  // namespace
 }  // namespace lb4mpi::rt
