@@ -55,7 +55,12 @@ Execution::~Execution() {
 
 bool Execution::bounded() const { return ctx_->bounded(); }
 void Execution::tend() {
-  if (sched_ && !drained_) sched_->tend();
+  if (!sched_) return;
+  if (drained_) {
+    (void)reopen();  // its coordinator failed after it ended here: the failover runs now
+    return;
+  }
+  sched_->tend();
 }
 bool Execution::reopen() {
   if (!drained_ || !sched_ || !started_ || !sched_->orphaned()) return false;

@@ -100,6 +100,13 @@ class Failover final : public Scheduler, private ProgressEngine::Handler {
   }
   void recover() override { fail_over(); }
   void tend() override {
+    // A failover message arrived while this rank worked on another loop of
+    // its set: acted on now, not when this loop is next polled (that loop
+    // may keep the rank busy for longer than the others wait for it).
+    if (!coordinating_ && ctx_.takeover) {
+      fail_over();
+      return;
+    }
     try {
       role_->tend();
     } catch (const CoordinatorLost&) {
