@@ -152,7 +152,7 @@ CommonCli::CommonCli(Cli& cli, const Options& base)
   cli.list("--fail-ranks", fail_ranks_, "failure injection: ranks that stop, comma-separated").group(robust);
   fail_after_flag_ = cli.option("--fail-after", fail_after_,
                                 "when a victim stops: at its k-th chunk (3), t seconds into the loop (0.25s), "
-                                "or at its end (end)")
+                                "at its end (end), or in its end-of-loop report (report)")
                          .group(robust);
   fail_how_flag_ = cli.option("--fail-how", fail_how_, "kill (SIGKILL) or exit (_exit without MPI_Finalize)")
                        .show_default()

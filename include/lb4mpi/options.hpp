@@ -125,6 +125,9 @@ struct LB4MPI_API Options {
     /// When the loop ended on it, before the end-of-loop exchange (robust
     /// mode's end; LB4MPI_FAIL_AFTER=end).
     bool at_end = false;
+    /// In that exchange: a coordinator once one rank has the report, a
+    /// worker once it has it (LB4MPI_FAIL_AFTER=report).
+    bool in_report = false;
   };
   FailAfter fail_after;  ///< when a rank of fail_ranks stops
   /// "kill" (SIGKILL to itself, a crashing node) or "exit" (_exit(1) without
@@ -160,7 +163,7 @@ struct LB4MPI_API Options {
   ///   LB4MPI_DELAY_RANKS (comma-separated), LB4MPI_TRACE (path),
   ///   LB4MPI_ITERATIONS_INFO (0|1), LB4MPI_DIR_ID (folder name), LB4MPI_IDLE_PROBING (0|1),
   ///   LB4MPI_ROBUST (0|1), LB4MPI_ROBUST_TIMEOUT (seconds), LB4MPI_FAIL_RANKS (comma-separated),
-  ///   LB4MPI_FAIL_AFTER (k chunks, "<t>s" seconds, or end), LB4MPI_FAIL_HOW (kill|exit),
+  ///   LB4MPI_FAIL_AFTER (k chunks, "<t>s" seconds, end or report), LB4MPI_FAIL_HOW (kill|exit),
   ///   LB4MPI_SLOW_RANKS (comma-separated), LB4MPI_SLOW_FACTOR, LB4MPI_SLOW_FROM (time step),
   ///   LB4MPI_WAIT (auto|spin|yield|block).
   /// Throws lb4mpi::Error naming the variable and the valid choices.

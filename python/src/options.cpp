@@ -230,6 +230,8 @@ attributes of their own.)");
         "Failure injection: a victim stops this many seconds into the loop (-1: not by time).");
   field(c, "fail_at_end", [](Options& o) -> bool& { return o.fail_after.at_end; },
         "Failure injection: a victim stops when the loop ends on it, before the end-of-loop exchange.");
+  field(c, "fail_in_report", [](Options& o) -> bool& { return o.fail_after.in_report; },
+        "Failure injection: a victim stops in the end-of-loop exchange (a coordinator once one rank has the report).");
   field(c, "fail_how", [](Options& o) -> std::string& { return o.fail_how; },
         "Failure injection: kill (SIGKILL) or exit (_exit(1)).");
   field(c, "slow_ranks", [](Options& o) -> std::vector<int>& { return o.slow_ranks; },

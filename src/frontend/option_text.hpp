@@ -30,6 +30,7 @@ inline std::string text(const Options::FailAfter& f) {
   if (f.chunks != -1) return std::to_string(f.chunks) + " chunks";
   if (f.seconds != -1.0) return text(f.seconds) + " s";
   if (f.at_end) return "end";
+  if (f.in_report) return "report";
   return "first chunk";
 }
 template <class T>

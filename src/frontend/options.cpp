@@ -213,6 +213,7 @@ void hash(Fingerprint& h, const Options::FailAfter& v) {
   h.add(v.chunks);
   h.add(v.seconds);
   h.add(v.at_end);
+  h.add(v.in_report);
 }
 void hash(Fingerprint& h, const std::string& v) {
   h.add(v.size());
@@ -239,6 +240,10 @@ Options::FailAfter parse_fail_after(std::string_view text, std::string_view name
     out.at_end = true;
     return out;
   }
+  if (s == "report") {
+    out.in_report = true;
+    return out;
+  }
   try {
     if (!s.empty() && s.back() == 's') {
       out.seconds = parse_real(var.c_str(), s.substr(0, s.size() - 1).c_str());
@@ -246,7 +251,7 @@ Options::FailAfter parse_fail_after(std::string_view text, std::string_view name
       parse(var.c_str(), s.c_str(), out.chunks);
     }
   } catch (const Error&) {
-    throw Error(var + "='" + s + "'; valid: a number of chunks (3), of seconds (0.25s), or end");
+    throw Error(var + "='" + s + "'; valid: a number of chunks (3), of seconds (0.25s), end or report");
   }
   return out;
 }

@@ -119,7 +119,7 @@ void Options::validate(int ranks) const {
                 from("robust", "LB4MPI_ROBUST=1") + " or leave fail_ranks empty (docs/ROBUST.md)");
   }
   if (fail_after.chunks == 0 || fail_after.chunks < -1 || (fail_after.seconds < 0.0 && fail_after.seconds != -1.0)) {
-    throw Error("fail_after must be >= 1 chunks, >= 0 seconds or end, got " + text(fail_after) +
+    throw Error("fail_after must be >= 1 chunks, >= 0 seconds, end or report, got " + text(fail_after) +
                 from("fail_after", "LB4MPI_FAIL_AFTER"));
   }
   if (fail_how != "kill" && fail_how != "exit") {

@@ -45,6 +45,7 @@ rt::ExecConfig exec_config(const Options& o, int rank) {
   c.fail_after_chunks = o.fail_after.chunks;
   c.fail_after_s = o.fail_after.seconds;
   c.fail_at_end = o.fail_after.at_end;
+  c.fail_in_report = o.fail_after.in_report;
   c.fail_exit = o.fail_how == "exit";
   c.slow_factor = listed(o.slow_ranks) ? o.slow_factor : 1.0;
   c.slow_from = o.slow_from;

@@ -42,8 +42,9 @@ Execution::Execution(MPI_Comm comm, int channel, ProgressEngine& engine, const E
   fb_ = std::make_unique<AdaptiveFeedback>(ctx_->config, ctx_->size);
   fault_ = make_fault_injector(ctx_->config, ctx_->rank);
   if (config.robust) {
+    SurvivorsExchange::Hooks hooks{ctx_->engine, &ctx_->takeover, [this] { return fault_.get(); }};
     exchange_ = std::make_unique<SurvivorsExchange>(&ctx_->config.coordinator, &ctx_->epoch, 0.1 * config.robust_timeout,
-                                                    config.robust_timeout);
+                                                    config.robust_timeout, std::move(hooks));
   } else {
     exchange_ = std::make_unique<AllRanksExchange>();
   }

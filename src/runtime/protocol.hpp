@@ -21,6 +21,8 @@ enum Tag : int {
   kTagReport = 4105,   ///< recovery: coordinator -> worker, every finishing rank's figures
   kTagFailover = 4106,  ///< recovery: a FailoverMessage (survivor <-> successor)
   kTagKept = 4107,      ///< recovery: survivor -> successor, the chunks it reported (serialized KeptChunks)
+  kTagReportAck = 4108,  ///< recovery: worker -> coordinator, it has the report
+  kTagRelease = 4109,    ///< recovery: coordinator -> worker, every survivor has the report
 };
 
 /// The tag of the results message that follows a report of execution

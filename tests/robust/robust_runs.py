@@ -389,7 +389,9 @@ class Runner:
         recovers, in every mode: the run completes with the failure-free checksum, every survivor
         names the victims, the lowest survivor is the final coordinator.
         Then the end-of-loop exchange (--fail-after end: a victim stops once the loop ended on it,
-        before the exchange): {0} in every mode and {0,1} (the successor, too, stops at its end)."""
+        before the exchange): {0} in every mode and {0,1} (the successor, too, stops at its end);
+        and in it (--fail-after report: the coordinator stops once rank 1 has the report, so ranks 2
+        and 3 lack it): {0} and {0,1}."""
         ok = 0
         total = 0
         ranks = 4
@@ -407,13 +409,19 @@ class Runner:
                 label = f"failover {mode} {app} killed {victims} after {delays} s"
                 ok += self.check_completed(label, app, ranks, res, victims)
                 total += 1
-        for j, (mode, victims) in enumerate([(m, [0]) for m in MODES] + [("centralized", [0, 1])]):
+        # (mode, victims, when): at the loop's end in every mode, and the successor too once; in the
+        # report (--fail-after report: rank 0 stops once rank 1 has the report, rank 1 once it has
+        # it), so that rank 1 must give the report up when ranks 2 and 3, which lack it, fail over.
+        ends = [(m, [0], "end") for m in MODES] + [("centralized", [0, 1], "end"),
+                                                    ("centralized", [0], "report"),
+                                                    ("distributed-rma", [0, 1], "report")]
+        for j, (mode, victims, when) in enumerate(ends):
             app = sorted(APPS)[j % len(APPS)]
             extra = ["--robust", "--robust-timeout", "1", "--mode", mode,
-                     "--fail-ranks", ",".join(map(str, victims)), "--fail-after", "end"]
+                     "--fail-ranks", ",".join(map(str, victims)), "--fail-after", when]
             res = self.run(self.command(app, ranks, extra), None, ranks)
-            ok += self.check_completed(f"failover {mode} {app} {victims} stop at the loop's end", app, ranks, res,
-                                       victims)
+            where = "at the loop's end" if when == "end" else "in the end-of-loop report"
+            ok += self.check_completed(f"failover {mode} {app} {victims} stop {where}", app, ranks, res, victims)
             total += 1
         return ok, total
 

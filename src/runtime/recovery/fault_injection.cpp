@@ -1,7 +1,8 @@
 // The declarative failure injection of ExecConfig (runtime/fault.hpp): the
 // victim stops at its k-th chunk (before executing it) or t seconds into an
-// execution, checked when it begins a piece, or when the loop ended on it
-// (before the end-of-loop exchange); by SIGKILL or _exit(1).
+// execution, checked when it begins a piece, when the loop ended on it
+// (before the end-of-loop exchange), or in that exchange (a coordinator once
+// one rank has the report, a worker once it has it); by SIGKILL or _exit(1).
 #include <cstdio>
 
 #include "platform/platform.hpp"
@@ -17,6 +18,7 @@ class ConfiguredFault final : public FaultInjector {
       : after_chunks_(c.fail_after_chunks),
         after_s_(c.fail_after_s),
         at_end_(c.fail_at_end),
+        in_report_(c.fail_in_report),
         exit_(c.fail_exit),
         rank_(rank) {}
 
@@ -27,7 +29,7 @@ class ConfiguredFault final : public FaultInjector {
 
   void piece_begins(bool new_chunk) override {
     if (new_chunk) ++chunks_;
-    if (at_end_) return;
+    if (at_end_ || in_report_) return;
     bool now = false;
     if (after_chunks_ >= 1) {
       now = chunks_ >= after_chunks_;  // its k-th chunk arrived: it dies with it
@@ -42,6 +44,10 @@ class ConfiguredFault final : public FaultInjector {
   void loop_ends() override {
     if (at_end_) stop();
   }
+  [[nodiscard]] bool stops_in_report() const override { return in_report_; }
+  void in_report() override {
+    if (in_report_) stop();
+  }
 
  private:
   [[noreturn]] void stop() const {
@@ -55,6 +61,7 @@ class ConfiguredFault final : public FaultInjector {
   int after_chunks_;
   double after_s_;
   bool at_end_;
+  bool in_report_;
   bool exit_;
   int rank_;
   double t0_ = 0.0;

@@ -101,12 +101,57 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
     out->report[i].figures = all[i];
   }
   // To every rank, also those not heard of: a late one finds it when it is done.
+  FaultInjector* fault = this->fault();
+  const bool stops = fault != nullptr && fault->stops_in_report();
   out->requests.assign(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
   for (int w = 0; w < size; ++w) {
     if (w == coordinator_) continue;
+    auto& r = out->requests[static_cast<std::size_t>(w)];
     const int rc = MPI_Isend(out->report.data(), static_cast<int>(sizeof(Message) * out->report.size()), MPI_BYTE, w,
-                             kTagReport, comm, &out->requests[static_cast<std::size_t>(w)]);
-    if (rc != MPI_SUCCESS) out->requests[static_cast<std::size_t>(w)] = MPI_REQUEST_NULL;
+                             kTagReport, comm, &r);
+    if (rc != MPI_SUCCESS) r = MPI_REQUEST_NULL;
+    if (stops && rc == MPI_SUCCESS && arrived[static_cast<std::size_t>(w)] != 0) {
+      // Failure injection: the coordinator stops once one rank has the report.
+      (void)wait_until(r, MPI_STATUS_IGNORE, clock_now() + grace_, "MPI_Send (report)");
+      fault->in_report();
+    }
+  }
+  // The acknowledgements of the ranks heard from, for at most the grace
+  // (a rank that failed since never sends one).
+  std::vector<Message> acks(static_cast<std::size_t>(size));
+  std::vector<MPI_Request> areq(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
+  const auto post_ack = [&](int w) {
+    check_mpi(MPI_Irecv(&acks[static_cast<std::size_t>(w)], sizeof(Message), MPI_BYTE, w, kTagReportAck, comm,
+                        &areq[static_cast<std::size_t>(w)]),
+              "MPI_Irecv (acknowledgement)");
+  };
+  int unacknowledged = 0;
+  for (int w = 0; w < size; ++w) {
+    if (w == coordinator_ || arrived[static_cast<std::size_t>(w)] == 0) continue;
+    post_ack(w);
+    ++unacknowledged;
+  }
+  const double acked_by = clock_now() + grace_;
+  while (unacknowledged > 0) {
+    MPI_Status st;
+    const int w = wait_any_until(size, areq.data(), &st, acked_by);
+    if (w == kTimedOut || w == MPI_UNDEFINED) break;
+    if (acks[static_cast<std::size_t>(w)].epoch != *epoch_) {  // of an earlier execution
+      post_ack(w);
+      continue;
+    }
+    --unacknowledged;
+  }
+  for (MPI_Request& r : areq) {
+    if (r == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&r);
+    MPI_Request_free(&r);
+  }
+  // Every survivor has the report: released, every rank.
+  const std::size_t first = pending_.size();
+  pending_.push_back(out);
+  for (int w = 0; w < size; ++w) {
+    if (w != coordinator_) send_epoch(comm, w, kTagRelease);
   }
   // The report leaves this process before the rank may: a program whose
   // loop lost ranks ends right after it, without MPI_Finalize, and a send
@@ -114,16 +159,39 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
   // others would then take this live rank for failed. At most the grace: a
   // send to a failed rank may never complete.
   const double sent_by = clock_now() + grace_;
+  for (std::size_t i = first; i < pending_.size(); ++i) {
+    Pending* p = pending_[i];
+    for (int polls = 0;; ++polls) {
+      int flag = 0;
+      // An error (a send to a failed rank) ends the wait too: the others are left to `pending_`.
+      const int rc = MPI_Testall(static_cast<int>(p->requests.size()), p->requests.data(), &flag, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS || flag != 0 || (polls >= kSpinPolls && clock_now() > sent_by)) break;
+      backoff(polls);
+    }
+  }
+  return all;
+}
+
+void SurvivorsExchange::send_epoch(MPI_Comm comm, int to, int tag) {
+  auto* p = new Pending;
+  p->report.resize(1);
+  p->report[0].epoch = *epoch_;
+  p->requests.assign(1, MPI_REQUEST_NULL);
+  if (MPI_Isend(p->report.data(), sizeof(Message), MPI_BYTE, to, tag, comm, p->requests.data()) != MPI_SUCCESS) {
+    p->requests[0] = MPI_REQUEST_NULL;
+  }
+  pending_.push_back(p);
+}
+
+bool SurvivorsExchange::await(MPI_Request& r, double deadline) {
   for (int polls = 0;; ++polls) {
-    int flag = 0;
-    // An error (a send to a failed rank) ends the wait too: the others are left to `pending_`.
-    const int rc =
-        MPI_Testall(static_cast<int>(out->requests.size()), out->requests.data(), &flag, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS || flag != 0 || (polls >= kSpinPolls && clock_now() > sent_by)) break;
+    int done = 0;
+    check_mpi(MPI_Test(&r, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done != 0) return true;
+    if (hooks_.engine != nullptr) hooks_.engine->poll();
+    if (takeover() || (polls >= kSpinPolls && clock_now() > deadline)) return false;
     backoff(polls);
   }
-  pending_.push_back(out);
-  return all;
 }
 
 std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, const RankFigures& mine) {
@@ -136,9 +204,13 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
                  ") within " + std::to_string(timeout_) +
                  " s (LB4MPI_ROBUST_TIMEOUT) after the loop: it has probably failed (docs/ROBUST.md)");
   };
+  const auto cancel = [](MPI_Request& r) {
+    MPI_Cancel(&r);
+    MPI_Request_free(&r);
+  };
   MPI_Request s = MPI_REQUEST_NULL;
   check_mpi(MPI_Isend(&m, sizeof m, MPI_BYTE, coordinator_, kTagFigures, comm, &s), "MPI_Isend (figures)");
-  if (!wait_until(s, MPI_STATUS_IGNORE, deadline, "MPI_Send (figures)")) {
+  if (!await(s, deadline)) {
     MPI_Request_free(&s);
     throw silent();
   }
@@ -148,12 +220,30 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
     check_mpi(MPI_Irecv(report.data(), static_cast<int>(sizeof(Message) * report.size()), MPI_BYTE, coordinator_,
                         kTagReport, comm, &r),
               "MPI_Irecv");
-    if (!wait_until(r, MPI_STATUS_IGNORE, deadline, "MPI_Recv (report)")) {
-      MPI_Cancel(&r);
-      MPI_Request_free(&r);
+    if (!await(r, deadline)) {
+      cancel(r);
       throw silent();
     }
     if (report[0].epoch == *epoch_) break;  // else a report of an execution this rank was late for
+  }
+  if (FaultInjector* fault = this->fault()) fault->in_report();  // a victim stops once it has the report
+  // Acknowledged, then kept until released; a failover heard of meanwhile
+  // means that a survivor lacks it: given up (the class comment).
+  send_epoch(comm, coordinator_, kTagReportAck);
+  const double released_by = clock_now() + 3.0 * timeout_;
+  for (;;) {
+    Message release;
+    MPI_Request r = MPI_REQUEST_NULL;
+    check_mpi(MPI_Irecv(&release, sizeof release, MPI_BYTE, coordinator_, kTagRelease, comm, &r), "MPI_Irecv");
+    if (!await(r, released_by)) {
+      cancel(r);
+      if (takeover()) {
+        throw CoordinatorLost("lb4mpi: robust mode: the coordinator (rank " + std::to_string(coordinator_) +
+                              ") failed while it sent the report of the loop's end: a survivor lacks it");
+      }
+      break;  // silent for three timeouts, and no failover: every survivor has it
+    }
+    if (release.epoch == *epoch_) break;
   }
   std::vector<RankFigures> all(static_cast<std::size_t>(size));
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = report[i].figures;

@@ -4,24 +4,46 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "runtime/exchange.hpp"
+#include "runtime/fault.hpp"
+#include "runtime/progress.hpp"
 
 namespace lb4mpi::rt {
 
-/// The ranks that finished the loop. Each worker sends its
-/// figures to the coordinator; the coordinator waits for them at most
-/// `grace` seconds (the ranks still alive are told the loop is over and
-/// answer within a piece of work), then sends every rank the figures it
-/// has, the others marked failed. A worker waits for them at most
-/// `timeout` seconds, then throws CoordinatorLost (Execution::conclude
-/// fails over). No collective call: a failed rank cannot hold it up.
+/// The ranks that finished the loop. Each worker sends its figures to the
+/// coordinator; the coordinator waits for them at most `grace` seconds (the
+/// ranks still alive are told the loop is over and answer within a piece of
+/// work), then sends every rank the figures it has, the others marked
+/// failed (the report). A worker waits for it at most `timeout` seconds,
+/// then throws CoordinatorLost (Execution::conclude fails over). No
+/// collective call: a failed rank cannot hold it up.
+///
+/// The report is then confirmed, so that a coordinator that fails while it
+/// sends it does not leave the survivors split between those that have it
+/// and those that fail over (docs/ROBUST.md, *The end of a loop*): a worker
+/// acknowledges it and keeps it until the coordinator, which has every
+/// acknowledgement of the ranks it heard from, releases it. A coordinator
+/// releases nobody before every survivor has the report. So a worker
+/// that hears of a failover before its release (a survivor lacks the
+/// report) gives the report up and fails over too; one that hears nothing
+/// for three timeouts (the coordinator failed while releasing: everyone has
+/// the report) keeps it.
 class SurvivorsExchange final : public ReportExchange {
  public:
+  /// What the exchange polls while a worker waits: the progress engine,
+  /// the execution's failover flag (Context::takeover), and the failure
+  /// injector of the moment (nullptr: none).
+  struct Hooks {
+    ProgressEngine* engine = nullptr;
+    const bool* takeover = nullptr;
+    std::function<FaultInjector*()> fault;
+  };
   /// `coordinator`, `epoch`: the execution's current ones (a failover changes them).
-  SurvivorsExchange(const int* coordinator, const std::int32_t* epoch, double grace, double timeout)
-      : current_(coordinator), epoch_(epoch), grace_(grace), timeout_(timeout) {}
+  SurvivorsExchange(const int* coordinator, const std::int32_t* epoch, double grace, double timeout, Hooks hooks)
+      : current_(coordinator), epoch_(epoch), grace_(grace), timeout_(timeout), hooks_(std::move(hooks)) {}
   ~SurvivorsExchange() override;
   SurvivorsExchange(const SurvivorsExchange&) = delete;
   SurvivorsExchange& operator=(const SurvivorsExchange&) = delete;
@@ -39,12 +61,20 @@ class SurvivorsExchange final : public ReportExchange {
   };
   std::vector<RankFigures> gather(MPI_Comm comm, int size, const RankFigures& mine);
   std::vector<RankFigures> receive(MPI_Comm comm, int size, const RankFigures& mine);
+  /// Waits for `r` until `deadline`, polling the engine; false (`r` still
+  /// posted) at the deadline or when a failover message arrived.
+  bool await(MPI_Request& r, double deadline);
+  [[nodiscard]] bool takeover() const { return hooks_.takeover != nullptr && *hooks_.takeover; }
+  [[nodiscard]] FaultInjector* fault() const { return hooks_.fault ? hooks_.fault() : nullptr; }
+  /// One message of this exchange's epoch to `to`, sent without waiting (kept in pending_).
+  void send_epoch(MPI_Comm comm, int to, int tag);
 
   const int* current_;
   int coordinator_ = 0;  // *current_ when the exchange began
   const std::int32_t* epoch_;  // the execution's current epoch
   double grace_;
   double timeout_;
+  Hooks hooks_;
   std::vector<char>* known_ = nullptr;
   // Reports sent to ranks that may have failed: kept until they complete
   // (a failed rank never receives; its buffer is then never freed).

@@ -51,6 +51,7 @@ struct ExecConfig {
   int fail_after_chunks = -1;
   double fail_after_s = -1.0;
   bool fail_at_end = false;  // instead: when the loop ends on it, before the end-of-loop exchange
+  bool fail_in_report = false;  // instead: in that exchange (a coordinator once one rank has the report)
   bool fail_exit = false;
   /// Perturbation on this rank: every piece of work takes this many times
   /// as long (a busy wait after it); 1 = none.

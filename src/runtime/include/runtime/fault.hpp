@@ -19,6 +19,11 @@ class FaultInjector {
   virtual void piece_begins(bool new_chunk) = 0;
   /// The loop ended on this rank, before its end-of-loop exchange (recovery).
   virtual void loop_ends() {}
+  /// Recovery's end-of-loop exchange: whether this rank stops in it, and
+  /// the moment it may (a coordinator once one rank has the report, a
+  /// worker once it has it).
+  [[nodiscard]] virtual bool stops_in_report() const { return false; }
+  virtual void in_report() {}
 };
 
 /// The injector `config` asks for on rank `rank` (ExecConfig::fail_here,
