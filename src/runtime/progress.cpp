@@ -75,7 +75,7 @@ int ProgressEngine::poll(double* first) {
   // MPI_Test, which looks again after progressing. MPI_Testsome (Open MPI
   // 4.1) looks only before: a message its progress delivered is reported
   // by the next call — a coordinator between two of its own chunks then
-  // answered a waiting worker one chunk late (robust SS at P = 2: the
+  // answered a waiting worker one chunk late (SS under recovery, P = 2: the
   // request's answer took 17 us instead of 9, issue 28).
   int posted = 0;
   int only = -1;

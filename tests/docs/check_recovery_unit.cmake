@@ -1,0 +1,23 @@
+# layout.recovery_unit: robust mode is one unit (issue 28) — at most four
+# files of src/runtime outside src/runtime/recovery/ mention it. Run as
+# cmake -DSRC=<repository>/src/runtime -P check_recovery_unit.cmake.
+file(GLOB_RECURSE _files RELATIVE ${SRC} ${SRC}/*.cpp ${SRC}/*.hpp)
+set(_mention)
+foreach(f IN LISTS _files)
+  if(f MATCHES "^recovery/")
+    continue()
+  endif()
+  file(STRINGS ${SRC}/${f} _lines REGEX "[Rr][Oo][Bb][Uu][Ss][Tt]")
+  if(_lines)
+    list(APPEND _mention ${f})
+  endif()
+endforeach()
+list(LENGTH _mention _n)
+list(LENGTH _files _all)
+if(_all LESS 20)
+  message(FATAL_ERROR "found only ${_all} files under ${SRC}: is SRC the runtime's folder?")
+endif()
+if(_n GREATER 4)
+  message(FATAL_ERROR "${_n} files of src/runtime outside recovery/ mention robust mode (at most 4): ${_mention}")
+endif()
+message(STATUS "${_n} files of src/runtime outside recovery/ mention robust mode: ${_mention}")
