@@ -151,7 +151,7 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
   const std::size_t first = pending_.size();
   pending_.push_back(out);
   for (int w = 0; w < size; ++w) {
-    if (w != coordinator_) send_epoch(comm, w, kTagRelease);
+    if (w != coordinator_) (void)send_one(comm, w, kTagRelease);
   }
   // The report leaves this process before the rank may: a program whose
   // loop lost ranks ends right after it, without MPI_Finalize, and a send
@@ -172,15 +172,17 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
   return all;
 }
 
-void SurvivorsExchange::send_epoch(MPI_Comm comm, int to, int tag) {
+MPI_Request& SurvivorsExchange::send_one(MPI_Comm comm, int to, int tag, const RankFigures& figures) {
   auto* p = new Pending;
   p->report.resize(1);
   p->report[0].epoch = *epoch_;
+  p->report[0].figures = figures;
   p->requests.assign(1, MPI_REQUEST_NULL);
   if (MPI_Isend(p->report.data(), sizeof(Message), MPI_BYTE, to, tag, comm, p->requests.data()) != MPI_SUCCESS) {
     p->requests[0] = MPI_REQUEST_NULL;
   }
   pending_.push_back(p);
+  return p->requests[0];
 }
 
 bool SurvivorsExchange::await(MPI_Request& r, double deadline) {
@@ -195,9 +197,6 @@ bool SurvivorsExchange::await(MPI_Request& r, double deadline) {
 }
 
 std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, const RankFigures& mine) {
-  Message m;
-  m.epoch = *epoch_;
-  m.figures = mine;
   const double deadline = clock_now() + timeout_;
   const auto silent = [this] {
     return CoordinatorLost("lb4mpi: robust mode: no report from the coordinator (rank " + std::to_string(coordinator_) +
@@ -208,12 +207,8 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
     MPI_Cancel(&r);
     MPI_Request_free(&r);
   };
-  MPI_Request s = MPI_REQUEST_NULL;
-  check_mpi(MPI_Isend(&m, sizeof m, MPI_BYTE, coordinator_, kTagFigures, comm, &s), "MPI_Isend (figures)");
-  if (!await(s, deadline)) {
-    MPI_Request_free(&s);
-    throw silent();
-  }
+  // Its buffer outlives a coordinator that never receives it (pending_).
+  if (!await(send_one(comm, coordinator_, kTagFigures, mine), deadline)) throw silent();
   std::vector<Message> report(static_cast<std::size_t>(size));
   for (;;) {
     MPI_Request r = MPI_REQUEST_NULL;
@@ -229,7 +224,7 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
   if (FaultInjector* fault = this->fault()) fault->in_report();  // a victim stops once it has the report
   // Acknowledged, then kept until released; a failover heard of meanwhile
   // means that a survivor lacks it: given up (the class comment).
-  send_epoch(comm, coordinator_, kTagReportAck);
+  (void)send_one(comm, coordinator_, kTagReportAck);
   const double released_by = clock_now() + 3.0 * timeout_;
   for (;;) {
     Message release;

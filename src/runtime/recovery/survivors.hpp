@@ -66,8 +66,9 @@ class SurvivorsExchange final : public ReportExchange {
   bool await(MPI_Request& r, double deadline);
   [[nodiscard]] bool takeover() const { return hooks_.takeover != nullptr && *hooks_.takeover; }
   [[nodiscard]] FaultInjector* fault() const { return hooks_.fault ? hooks_.fault() : nullptr; }
-  /// One message of this exchange's epoch to `to`, sent without waiting (kept in pending_).
-  void send_epoch(MPI_Comm comm, int to, int tag);
+  /// `figures` in a message of this exchange's epoch to `to`, sent without
+  /// waiting; its buffer and request are kept in pending_ until it completes.
+  MPI_Request& send_one(MPI_Comm comm, int to, int tag, const RankFigures& figures = {});
 
   const int* current_;
   int coordinator_ = 0;  // *current_ when the exchange began
