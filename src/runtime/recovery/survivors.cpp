@@ -10,6 +10,16 @@
 #include "runtime/mpi.hpp"
 
 namespace lb4mpi::rt {
+namespace {
+
+/// A receive nobody will match (its sender failed, or was too late): let go.
+void cancel(MPI_Request& r) {
+  if (r == MPI_REQUEST_NULL) return;
+  MPI_Cancel(&r);
+  MPI_Request_free(&r);
+}
+
+}  // namespace
 
 SurvivorsExchange::~SurvivorsExchange() {
   for (Pending* p : pending_) {
@@ -84,10 +94,7 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
   std::vector<RankFigures> all(static_cast<std::size_t>(size));
   for (int w = 0; w < size; ++w) {
     const auto i = static_cast<std::size_t>(w);
-    if (req[i] != MPI_REQUEST_NULL) {  // not heard of: failed, or too late
-      MPI_Cancel(&req[i]);
-      MPI_Request_free(&req[i]);
-    }
+    cancel(req[i]);  // not heard of: failed, or too late
     if (w == coordinator_) {
       all[i] = mine;
     } else if (arrived[i] != 0) {
@@ -103,7 +110,8 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
   // To every rank, also those not heard of: a late one finds it when it is done.
   FaultInjector* fault = this->fault();
   const bool stops = fault != nullptr && fault->stops_in_report();
-  out->requests.assign(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
+  // Requests: the report to each rank, then the release to each rank.
+  out->requests.assign(2 * static_cast<std::size_t>(size), MPI_REQUEST_NULL);
   for (int w = 0; w < size; ++w) {
     if (w == coordinator_) continue;
     auto& r = out->requests[static_cast<std::size_t>(w)];
@@ -142,16 +150,15 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
     }
     --unacknowledged;
   }
-  for (MPI_Request& r : areq) {
-    if (r == MPI_REQUEST_NULL) continue;
-    MPI_Cancel(&r);
-    MPI_Request_free(&r);
-  }
+  for (MPI_Request& r : areq) cancel(r);
   // Every survivor has the report: released, every rank.
-  const std::size_t first = pending_.size();
-  pending_.push_back(out);
+  out->release.epoch = *epoch_;
   for (int w = 0; w < size; ++w) {
-    if (w != coordinator_) (void)send_one(comm, w, kTagRelease);
+    if (w == coordinator_) continue;
+    auto& r = out->requests[static_cast<std::size_t>(size + w)];
+    if (MPI_Isend(&out->release, sizeof(Message), MPI_BYTE, w, kTagRelease, comm, &r) != MPI_SUCCESS) {
+      r = MPI_REQUEST_NULL;
+    }
   }
   // The report leaves this process before the rank may: a program whose
   // loop lost ranks ends right after it, without MPI_Finalize, and a send
@@ -159,16 +166,15 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
   // others would then take this live rank for failed. At most the grace: a
   // send to a failed rank may never complete.
   const double sent_by = clock_now() + grace_;
-  for (std::size_t i = first; i < pending_.size(); ++i) {
-    Pending* p = pending_[i];
-    for (int polls = 0;; ++polls) {
-      int flag = 0;
-      // An error (a send to a failed rank) ends the wait too: the others are left to `pending_`.
-      const int rc = MPI_Testall(static_cast<int>(p->requests.size()), p->requests.data(), &flag, MPI_STATUSES_IGNORE);
-      if (rc != MPI_SUCCESS || flag != 0 || (polls >= kSpinPolls && clock_now() > sent_by)) break;
-      backoff(polls);
-    }
+  for (int polls = 0;; ++polls) {
+    int flag = 0;
+    // An error (a send to a failed rank) ends the wait too: the others are left to `pending_`.
+    const int rc =
+        MPI_Testall(static_cast<int>(out->requests.size()), out->requests.data(), &flag, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS || flag != 0 || (polls >= kSpinPolls && clock_now() > sent_by)) break;
+    backoff(polls);
   }
+  pending_.push_back(out);
   return all;
 }
 
@@ -202,10 +208,6 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
     return CoordinatorLost("lb4mpi: robust mode: no report from the coordinator (rank " + std::to_string(coordinator_) +
                  ") within " + std::to_string(timeout_) +
                  " s (LB4MPI_ROBUST_TIMEOUT) after the loop: it has probably failed (docs/ROBUST.md)");
-  };
-  const auto cancel = [](MPI_Request& r) {
-    MPI_Cancel(&r);
-    MPI_Request_free(&r);
   };
   // Its buffer outlives a coordinator that never receives it (pending_).
   if (!await(send_one(comm, coordinator_, kTagFigures, mine), deadline)) throw silent();

@@ -82,6 +82,7 @@ class SurvivorsExchange final : public ReportExchange {
   struct Pending {
     std::vector<MPI_Request> requests;
     std::vector<Message> report;
+    Message release;  ///< the coordinator's release, one buffer for every rank
   };
   std::vector<Pending*> pending_;
 };
