@@ -391,7 +391,8 @@ class Runner:
         Then the end-of-loop exchange (--fail-after end: a victim stops once the loop ended on it,
         before the exchange): {0} in every mode and {0,1} (the successor, too, stops at its end);
         and in it (--fail-after report: the coordinator stops once rank 1 has the report, so ranks 2
-        and 3 lack it): {0} and {0,1}."""
+        and 3 lack it): {0} and {0,1}; and worker 2 once it has it (it never acknowledges it: the
+        release names it failed)."""
         ok = 0
         total = 0
         ranks = 4
@@ -412,9 +413,12 @@ class Runner:
         # (mode, victims, when): at the loop's end in every mode, and the successor too once; in the
         # report (--fail-after report: rank 0 stops once rank 1 has the report, rank 1 once it has
         # it), so that rank 1 must give the report up when ranks 2 and 3, which lack it, fail over.
+        # A worker stopped once it has the report (rank 2) never acknowledges it: the coordinator
+        # waits the timeout for it, then its release names rank 2 failed to every survivor.
         ends = [(m, [0], "end") for m in MODES] + [("centralized", [0, 1], "end"),
                                                     ("centralized", [0], "report"),
-                                                    ("distributed-rma", [0, 1], "report")]
+                                                    ("distributed-rma", [0, 1], "report"),
+                                                    ("distributed", [2], "report")]
         for j, (mode, victims, when) in enumerate(ends):
             app = sorted(APPS)[j % len(APPS)]
             extra = ["--robust", "--robust-timeout", "1", "--mode", mode,

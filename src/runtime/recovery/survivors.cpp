@@ -124,7 +124,7 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
       fault->in_report();
     }
   }
-  // The acknowledgements of the ranks heard from, for at most the grace
+  // The acknowledgements of the ranks heard from, for at most the timeout
   // (a rank that failed since never sends one).
   std::vector<Message> acks(static_cast<std::size_t>(size));
   std::vector<MPI_Request> areq(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
@@ -133,13 +133,14 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
                         &areq[static_cast<std::size_t>(w)]),
               "MPI_Irecv (acknowledgement)");
   };
+  std::vector<char> acked(static_cast<std::size_t>(size), 0);
   int unacknowledged = 0;
   for (int w = 0; w < size; ++w) {
     if (w == coordinator_ || arrived[static_cast<std::size_t>(w)] == 0) continue;
     post_ack(w);
     ++unacknowledged;
   }
-  const double acked_by = clock_now() + grace_;
+  const double acked_by = clock_now() + timeout_;  // a rank heard from just now: alive unless it died
   while (unacknowledged > 0) {
     MPI_Status st;
     const int w = wait_any_until(size, areq.data(), &st, acked_by);
@@ -148,15 +149,25 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
       post_ack(w);
       continue;
     }
+    acked[static_cast<std::size_t>(w)] = 1;
     --unacknowledged;
   }
   for (MPI_Request& r : areq) cancel(r);
-  // Every survivor has the report: released, every rank.
-  out->release.epoch = *epoch_;
+  // Every survivor has the report: released, every rank. A rank heard from
+  // that did not acknowledge it died since: the release names it failed.
+  out->release.assign(1, *epoch_);
+  for (int w = 0; w < size; ++w) {
+    const auto i = static_cast<std::size_t>(w);
+    if (w == coordinator_ || arrived[i] == 0 || acked[i] != 0) continue;
+    out->release.push_back(w);
+    all[i].failed = 1;
+    if (known_ != nullptr) (*known_)[i] = 1;
+  }
   for (int w = 0; w < size; ++w) {
     if (w == coordinator_) continue;
     auto& r = out->requests[static_cast<std::size_t>(size + w)];
-    if (MPI_Isend(&out->release, sizeof(Message), MPI_BYTE, w, kTagRelease, comm, &r) != MPI_SUCCESS) {
+    if (MPI_Isend(out->release.data(), static_cast<int>(out->release.size()), MPI_INT32_T, w, kTagRelease, comm, &r) !=
+        MPI_SUCCESS) {
       r = MPI_REQUEST_NULL;
     }
   }
@@ -191,10 +202,10 @@ MPI_Request& SurvivorsExchange::send_one(MPI_Comm comm, int to, int tag, const R
   return p->requests[0];
 }
 
-bool SurvivorsExchange::await(MPI_Request& r, double deadline) {
+bool SurvivorsExchange::await(MPI_Request& r, double deadline, MPI_Status* status) {
   for (int polls = 0;; ++polls) {
     int done = 0;
-    check_mpi(MPI_Test(&r, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    check_mpi(MPI_Test(&r, &done, status), "MPI_Test");
     if (done != 0) return true;
     if (hooks_.engine != nullptr) hooks_.engine->poll();
     if (takeover() || (polls >= kSpinPolls && clock_now() > deadline)) return false;
@@ -228,11 +239,16 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
   // means that a survivor lacks it: given up (the class comment).
   (void)send_one(comm, coordinator_, kTagReportAck);
   const double released_by = clock_now() + 3.0 * timeout_;
+  // The epoch, then the ranks that died with the report (at most all but two).
+  std::vector<std::int32_t> release(static_cast<std::size_t>(size) + 1);
+  int named = 0;  // how many ranks the release names failed
   for (;;) {
-    Message release;
     MPI_Request r = MPI_REQUEST_NULL;
-    check_mpi(MPI_Irecv(&release, sizeof release, MPI_BYTE, coordinator_, kTagRelease, comm, &r), "MPI_Irecv");
-    if (!await(r, released_by)) {
+    check_mpi(MPI_Irecv(release.data(), static_cast<int>(release.size()), MPI_INT32_T, coordinator_, kTagRelease, comm,
+                        &r),
+              "MPI_Irecv");
+    MPI_Status st;
+    if (!await(r, released_by, &st)) {
       cancel(r);
       if (takeover()) {
         throw CoordinatorLost("lb4mpi: robust mode: the coordinator (rank " + std::to_string(coordinator_) +
@@ -240,10 +256,24 @@ std::vector<RankFigures> SurvivorsExchange::receive(MPI_Comm comm, int size, con
       }
       break;  // silent for three timeouts, and no failover: every survivor has it
     }
-    if (release.epoch == *epoch_) break;
+    if (release[0] == *epoch_) {
+      int count = 0;
+      check_mpi(MPI_Get_count(&st, MPI_INT32_T, &count), "MPI_Get_count");
+      named = count - 1;
+      break;
+    }
   }
   std::vector<RankFigures> all(static_cast<std::size_t>(size));
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = report[i].figures;
+  for (int k = 1; k <= named; ++k) {
+    const auto i = static_cast<std::size_t>(release[static_cast<std::size_t>(k)]);
+    if (i < all.size()) all[i].failed = 1;
+  }
+  if (known_ != nullptr) {
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (all[i].failed != 0) (*known_)[i] = 1;
+    }
+  }
   return all;
 }
 

@@ -30,7 +30,9 @@ namespace lb4mpi::rt {
 /// that hears of a failover before its release (a survivor lacks the
 /// report) gives the report up and fails over too; one that hears nothing
 /// for three timeouts (the coordinator failed while releasing: everyone has
-/// the report) keeps it.
+/// the report) keeps it. The release names the ranks that had the report
+/// but never acknowledged it (they died since): every survivor's report
+/// names them failed.
 class SurvivorsExchange final : public ReportExchange {
  public:
   /// What the exchange polls while a worker waits: the progress engine,
@@ -63,7 +65,7 @@ class SurvivorsExchange final : public ReportExchange {
   std::vector<RankFigures> receive(MPI_Comm comm, int size, const RankFigures& mine);
   /// Waits for `r` until `deadline`, polling the engine; false (`r` still
   /// posted) at the deadline or when a failover message arrived.
-  bool await(MPI_Request& r, double deadline);
+  bool await(MPI_Request& r, double deadline, MPI_Status* status = MPI_STATUS_IGNORE);
   [[nodiscard]] bool takeover() const { return hooks_.takeover != nullptr && *hooks_.takeover; }
   [[nodiscard]] FaultInjector* fault() const { return hooks_.fault ? hooks_.fault() : nullptr; }
   /// `figures` in a message of this exchange's epoch to `to`, sent without
@@ -82,7 +84,9 @@ class SurvivorsExchange final : public ReportExchange {
   struct Pending {
     std::vector<MPI_Request> requests;
     std::vector<Message> report;
-    Message release;  ///< the coordinator's release, one buffer for every rank
+    /// The coordinator's release, one buffer for every rank: the epoch, then
+    /// the ranks that did not acknowledge the report (Release).
+    std::vector<std::int32_t> release;
   };
   std::vector<Pending*> pending_;
 };

@@ -18,7 +18,7 @@ struct RankFigures {
   double finish_time = 0.0;  ///< seconds from its start to the end of its last piece
   double exit_time = 0.0;    ///< seconds from its start until it learnt the loop was over
   Index reissued = 0;        ///< recovery, the coordinator: chunks it handed out again
-  std::int32_t failed = 0;   ///< recovery: 1 when the rank did not finish the loop (its figures are unknown)
+  std::int32_t failed = 0;   ///< recovery: 1 when the rank did not finish the loop (its figures are unknown) or died with the report
   std::int32_t reserved = 0;
   /// Seconds on other loops of its set left out of the elapsed times this
   /// loop's measurements carry (`003` tExclude, which AWF-D/E learn from).
