@@ -48,6 +48,7 @@ void RmaScheduler::start(Index /*n*/) {
   if (!granting_) {
     seq_.emplace(fb_.calc());
     win_.take(1);  // the step counter (an int64 in a double-sized slot), 0 when taken
+    first_step_ = true;
     return;
   }
   // The lock word, then the technique's state in the coordinator's window.
@@ -117,7 +118,9 @@ Grab RmaScheduler::acquire(bool /*may_wait*/) {
   if (granting_) {
     c = next_granted(id);
   } else {
-    id = win_.fetch_add(0, 1);  // the step counter
+    // Steps 0 .. P-1 one per rank, the rest by the counter (rma.hpp).
+    id = first_step_ ? ctx_.rank : ctx_.size + win_.fetch_add(0, 1);
+    first_step_ = false;
     ctx_.meter->calculation();  // on the rank that executes the chunk
     c = seq_->chunk(id);
   }
