@@ -54,10 +54,14 @@ void ReportSender::send_bytes(const void* data, int bytes, int tag, const char* 
     check_mpi(MPI_Send(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm), what);
     return;
   }
+  if (!outbox_) outbox_ = std::make_unique<std::vector<std::byte>>();
+  const auto* from = static_cast<const std::byte*>(data);
+  outbox_->assign(from, from + bytes);
   MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Isend(data, bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm, &r), what);
+  check_mpi(MPI_Isend(outbox_->data(), bytes, MPI_BYTE, ctx_.config.coordinator, tag, ctx_.comm, &r), what);
   if (!wait_until(r, MPI_STATUS_IGNORE, clock_now() + ctx_.patience(), what)) {
-    MPI_Request_free(&r);  // never completes: the coordinator is gone
+    MPI_Request_free(&r);       // the coordinator is gone, or only slow
+    (void)outbox_.release();    // MPI may still read it: let go (outbox_)
     coordinator_silent(ctx_, "while sending to it");
   }
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <memory>
 #include <vector>
 
 #include "context.hpp"
@@ -72,6 +73,11 @@ class ReportSender {
   /// may send (and sweep) results of their own.
   std::list<ResultSend> sends_;
   std::vector<std::vector<std::byte>> spare_;  // storage of completed sends (recycle)
+  /// Bounded: what send_bytes sends, a copy of the caller's. A send given up
+  /// at the patience (its request freed: the coordinator is taken for
+  /// failed) may still be read by MPI, so its copy is let go, never reused
+  /// nor freed (once per failover of this rank).
+  std::unique_ptr<std::vector<std::byte>> outbox_;
 };
 
 /// A coordinator's receive of requests and reports (kTagRequest, from any

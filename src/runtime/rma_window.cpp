@@ -59,9 +59,16 @@ void RmaWindow::complete(MPI_Request& request, const char* what) {
     return;
   }
   if (!wait_until(request, MPI_STATUS_IGNORE, clock_now() + ctx_.patience(), what)) {
-    MPI_Request_free(&request);  // never completes: the coordinator is gone
+    MPI_Request_free(&request);  // completes only if the coordinator was merely slow
+    (void)landing_.release();    // then MPI writes there: let go (landing())
     coordinator_silent(ctx_, "while reaching its window");
   }
+}
+
+RmaWindow::Landing& RmaWindow::landing(int count) {
+  if (!landing_) landing_ = std::make_unique<Landing>();
+  if (landing_->out.size() < static_cast<std::size_t>(count)) landing_->out.resize(static_cast<std::size_t>(count));
+  return *landing_;
 }
 
 std::int64_t RmaWindow::fetch_op(int slot, std::int64_t value, MPI_Op op) {
@@ -72,11 +79,14 @@ std::int64_t RmaWindow::fetch_op(int slot, std::int64_t value, MPI_Op op) {
     check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
     return old;
   }
+  Landing& l = landing(1);
+  l.in = value;
   MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Rget_accumulate(&value, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, coord, slot, 1, MPI_INT64_T, op, win_, &r),
+  check_mpi(MPI_Rget_accumulate(&l.in, 1, MPI_INT64_T, l.out.data(), 1, MPI_INT64_T, coord, slot, 1, MPI_INT64_T, op,
+                                win_, &r),
             "MPI_Rget_accumulate");
   complete(r, "MPI_Rget_accumulate");
-  return old;
+  return l.out[0];
 }
 
 std::int64_t RmaWindow::read(int slot) {
@@ -87,19 +97,22 @@ std::int64_t RmaWindow::read(int slot) {
     check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
     return value;
   }
+  Landing& l = landing(1);
   MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Rget(&value, 1, MPI_INT64_T, coord, slot, 1, MPI_INT64_T, win_, &r), "MPI_Rget");
+  check_mpi(MPI_Rget(l.out.data(), 1, MPI_INT64_T, coord, slot, 1, MPI_INT64_T, win_, &r), "MPI_Rget");
   complete(r, "MPI_Rget");
-  return value;
+  return l.out[0];
 }
 
 void RmaWindow::read(int slot, std::int64_t* out, int count) {
   const int coord = ctx_.config.coordinator;
+  Landing& l = landing(count);
   MPI_Request r = MPI_REQUEST_NULL;
-  check_mpi(MPI_Rget_accumulate(nullptr, 0, MPI_INT64_T, out, count, MPI_INT64_T, coord, slot, count, MPI_INT64_T,
-                                MPI_NO_OP, win_, &r),
+  check_mpi(MPI_Rget_accumulate(nullptr, 0, MPI_INT64_T, l.out.data(), count, MPI_INT64_T, coord, slot, count,
+                                MPI_INT64_T, MPI_NO_OP, win_, &r),
             "MPI_Rget_accumulate");
   complete(r, "MPI_Rget_accumulate");
+  std::copy_n(l.out.begin(), count, out);
 }
 
 void RmaWindow::write(int slot, const std::int64_t* in, int count) {

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "context.hpp"
 
@@ -69,7 +71,21 @@ class RmaWindow {
   /// within the patience, else an error naming the coordinator.
   void complete(MPI_Request& request, const char* what);
 
+  /// Where a request-based operation's origin value and result live: this
+  /// window's memory, not the caller's. An operation given up at the
+  /// patience (its request freed: the coordinator is taken for failed) may
+  /// still complete — a coordinator that was only slow answers late — and
+  /// MPI then writes its result here; so a given-up landing is let go, never
+  /// reused nor freed (once per failover of this rank).
+  struct Landing {
+    std::int64_t in = 0;
+    std::vector<std::int64_t> out;
+  };
+  /// The landing, with room for `count` results.
+  Landing& landing(int count);
+
   Context& ctx_;
+  std::unique_ptr<Landing> landing_;
   MPI_Win win_ = MPI_WIN_NULL;
   std::size_t doubles_ = 0;   // of the window, this execution's part
   std::size_t capacity_ = 0;  // of the window, at the coordinator
