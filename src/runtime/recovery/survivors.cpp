@@ -61,40 +61,53 @@ std::vector<RankFigures> SurvivorsExchange::exchange(MPI_Comm comm, const RankFi
   return rank == coordinator_ ? gather(comm, size, mine) : receive(comm, size, mine);
 }
 
-std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, const RankFigures& mine) {
-  std::vector<Message> in(static_cast<std::size_t>(size));
-  std::vector<MPI_Request> req(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
-  std::vector<char> arrived(static_cast<std::size_t>(size), 0);
-  const auto post = [&](int w) {
-    check_mpi(MPI_Irecv(&in[static_cast<std::size_t>(w)], sizeof(Message), MPI_BYTE, w, kTagFigures, comm,
-                        &req[static_cast<std::size_t>(w)]),
-              "MPI_Irecv");
+std::vector<char> SurvivorsExchange::collect(MPI_Comm comm, int tag, const std::vector<char>& from,
+                                             const std::vector<char>& waited, double deadline,
+                                             std::vector<Message>& in) {
+  const std::size_t size = from.size();
+  in.assign(size, Message{});
+  std::vector<MPI_Request> req(size, MPI_REQUEST_NULL);
+  std::vector<char> arrived(size, 0);
+  const auto post = [&](std::size_t w) {
+    check_mpi(MPI_Irecv(&in[w], sizeof(Message), MPI_BYTE, static_cast<int>(w), tag, comm, &req[w]), "MPI_Irecv");
   };
-  const auto known_failed = [this](int w) { return known_ != nullptr && (*known_)[static_cast<std::size_t>(w)] != 0; };
-  int left = 0;  // the ranks waited for: not known to have failed
-  for (int w = 0; w < size; ++w) {
-    if (w == coordinator_) continue;
+  int left = 0;  // the ranks waited for
+  for (std::size_t w = 0; w < size; ++w) {
+    if (from[w] == 0) continue;
     post(w);
-    if (!known_failed(w)) ++left;
+    if (waited[w] != 0) ++left;
   }
-  const double deadline = clock_now() + grace_;
   while (left > 0) {
     MPI_Status st;
-    const int w = wait_any_until(size, req.data(), &st, deadline);
-    if (w == kTimedOut || w == MPI_UNDEFINED) break;
-    if (in[static_cast<std::size_t>(w)].epoch != *epoch_) {  // a late rank's figures of an earlier execution
+    const int got = wait_any_until(static_cast<int>(size), req.data(), &st, deadline);
+    if (got == kTimedOut || got == MPI_UNDEFINED) break;
+    const auto w = static_cast<std::size_t>(got);
+    if (in[w].epoch != *epoch_) {  // a late rank's message of an earlier execution
       post(w);
       continue;
     }
-    arrived[static_cast<std::size_t>(w)] = 1;
-    if (!known_failed(w)) --left;
+    arrived[w] = 1;
+    if (waited[w] != 0) --left;
   }
+  for (MPI_Request& r : req) cancel(r);  // not heard of: failed, or too late
+  return arrived;
+}
+
+std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, const RankFigures& mine) {
+  // The figures of every other rank, waited for from those not known to have failed.
+  std::vector<char> others(static_cast<std::size_t>(size), 1);
+  others[static_cast<std::size_t>(coordinator_)] = 0;
+  std::vector<char> alive = others;
+  for (std::size_t w = 0; known_ != nullptr && w < alive.size(); ++w) {
+    if ((*known_)[w] != 0) alive[w] = 0;
+  }
+  std::vector<Message> in;
+  const std::vector<char> arrived = collect(comm, kTagFigures, others, alive, clock_now() + grace_, in);
   auto* out = new Pending;
   out->report.resize(static_cast<std::size_t>(size));
   std::vector<RankFigures> all(static_cast<std::size_t>(size));
   for (int w = 0; w < size; ++w) {
     const auto i = static_cast<std::size_t>(w);
-    cancel(req[i]);  // not heard of: failed, or too late
     if (w == coordinator_) {
       all[i] = mine;
     } else if (arrived[i] != 0) {
@@ -125,34 +138,9 @@ std::vector<RankFigures> SurvivorsExchange::gather(MPI_Comm comm, int size, cons
     }
   }
   // The acknowledgements of the ranks heard from, for at most the timeout
-  // (a rank that failed since never sends one).
-  std::vector<Message> acks(static_cast<std::size_t>(size));
-  std::vector<MPI_Request> areq(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
-  const auto post_ack = [&](int w) {
-    check_mpi(MPI_Irecv(&acks[static_cast<std::size_t>(w)], sizeof(Message), MPI_BYTE, w, kTagReportAck, comm,
-                        &areq[static_cast<std::size_t>(w)]),
-              "MPI_Irecv (acknowledgement)");
-  };
-  std::vector<char> acked(static_cast<std::size_t>(size), 0);
-  int unacknowledged = 0;
-  for (int w = 0; w < size; ++w) {
-    if (w == coordinator_ || arrived[static_cast<std::size_t>(w)] == 0) continue;
-    post_ack(w);
-    ++unacknowledged;
-  }
-  const double acked_by = clock_now() + timeout_;  // a rank heard from just now: alive unless it died
-  while (unacknowledged > 0) {
-    MPI_Status st;
-    const int w = wait_any_until(size, areq.data(), &st, acked_by);
-    if (w == kTimedOut || w == MPI_UNDEFINED) break;
-    if (acks[static_cast<std::size_t>(w)].epoch != *epoch_) {  // of an earlier execution
-      post_ack(w);
-      continue;
-    }
-    acked[static_cast<std::size_t>(w)] = 1;
-    --unacknowledged;
-  }
-  for (MPI_Request& r : areq) cancel(r);
+  // (a rank heard from a moment ago is alive unless it died since).
+  std::vector<Message> acks;
+  const std::vector<char> acked = collect(comm, kTagReportAck, arrived, arrived, clock_now() + timeout_, acks);
   // Every survivor has the report: released, every rank. A rank heard from
   // that did not acknowledge it died since: the release names it failed.
   out->release.assign(1, *epoch_);

@@ -62,6 +62,11 @@ class SurvivorsExchange final : public ReportExchange {
     RankFigures figures;
   };
   std::vector<RankFigures> gather(MPI_Comm comm, int size, const RankFigures& mine);
+  /// The coordinator: one message of this exchange's epoch (tag `tag`) from
+  /// every rank w with from[w], until those with waited[w] have all sent or
+  /// `deadline` passed (the rest let go); which arrived, their messages in `in`.
+  std::vector<char> collect(MPI_Comm comm, int tag, const std::vector<char>& from, const std::vector<char>& waited,
+                            double deadline, std::vector<Message>& in);
   std::vector<RankFigures> receive(MPI_Comm comm, int size, const RankFigures& mine);
   /// Waits for `r` until `deadline`, polling the engine; false (`r` still
   /// posted) at the deadline or when a failover message arrived.
@@ -85,7 +90,7 @@ class SurvivorsExchange final : public ReportExchange {
     std::vector<MPI_Request> requests;
     std::vector<Message> report;
     /// The coordinator's release, one buffer for every rank: the epoch, then
-    /// the ranks that did not acknowledge the report (Release).
+    /// the ranks that did not acknowledge the report.
     std::vector<std::int32_t> release;
   };
   std::vector<Pending*> pending_;
