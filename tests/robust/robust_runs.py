@@ -429,7 +429,7 @@ class Runner:
             total += 1
         return ok, total
 
-    def loops(self, coordinator=False):
+    def loops(self, coordinator=False, part=(1, 1)):
         """Three loops per time step, robust (--loops 3 --robust; docs/ROBUST.md, *Several loops in
         flight*): Mandelbrot on 4 ranks, each mode synchronous (the loops one after the other) and
         asynchronous (--async: in flight together in one LoopSet), a worker killed by the injection or
@@ -452,6 +452,10 @@ class Runner:
                      ("distributed-rma", True, [0], "inject-late"), ("centralized", True, [0], "outside-late"),
                      ("distributed", False, [0], "inject"), ("distributed", False, [0], "inject-late"),
                      ("distributed-rma", True, [0], "inject-end")]
+        # part (k, n): the k-th of n shares of the cases (every n-th from the k-th), so that one
+        # ctest test stays under the suite's per-test budget.
+        k, n = part
+        cases = cases[k - 1::n]
         ok = 0
         total = 0
         ranks = 4
@@ -514,7 +518,13 @@ def main():
                     default="random")
     ap.add_argument("--references", help="JSON file of the failure-free checksums: written by "
                     "--scenario references, read otherwise (computed when not given)")
+    ap.add_argument("--part", default="1/1", help="K/N: run the K-th of N shares of the loop "
+                    "scenarios' cases (every N-th case from the K-th)")
     a = ap.parse_args()
+    m = re.fullmatch(r"(\d+)/(\d+)", a.part)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        sys.exit(f"robust_runs: --part must be K/N with 1 <= K <= N, got '{a.part}'")
+    part = (int(m.group(1)), int(m.group(2)))
     if a.seed == "fresh":
         a.seed = int.from_bytes(os.urandom(4), "little")
         replay = [arg if arg != "fresh" else str(a.seed) for arg in sys.argv]
@@ -538,7 +548,7 @@ def main():
     elif a.scenario == "coordinator":
         ok, total = r.coordinator()
     elif a.scenario in ("loops", "loops-coordinator"):
-        ok, total = r.loops(coordinator=a.scenario == "loops-coordinator")
+        ok, total = r.loops(coordinator=a.scenario == "loops-coordinator", part=part)
     else:
         ok, total = r.unprotected()
     print(json.dumps({"scenario": a.scenario, "runs": total, "failures": total - ok, "seed": a.seed}))
