@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -362,13 +363,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::vector<std::string> Options::unknown_variables() {
-  const std::vector<std::string> known = known_variables();
+  // Every loop's start looks (the environment may change between loops):
+  // the list is made once, and a known variable costs no allocation.
+  static const std::vector<std::string> known = known_variables();
   std::vector<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "LB4MPI_", 7) != 0) continue;
     const std::string_view entry(*e);
-    if (entry.rfind("LB4MPI_", 0) != 0) continue;
-    const std::string var(entry.substr(0, entry.find('=')));
-    if (std::find(known.begin(), known.end(), var) != known.end()) continue;
+    const std::string_view name = entry.substr(0, entry.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string var(name);
     std::string msg = var + " is not a known variable";
     const std::string* best = nullptr;
     std::size_t best_distance = 4;  // a suggestion only for a near miss
