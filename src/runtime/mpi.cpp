@@ -66,24 +66,6 @@ bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const
   }
 }
 
-namespace {
-
-// A blocking collective when this node has a core for each of its ranks
-// (as far as lb4mpi has seen, detect_node_share) and the policy does not
-// ask to leave cores: the MPI library's own wait is then as good as ours, and
-// faster (Open MPI's non-blocking collectives cost about 3 us more each on 2
-// ranks). Otherwise a non-blocking one and rt::backoff between polls: a
-// blocking collective spins without yielding on 8 ranks over 2 cores (the
-// A2WS tests then took minutes).
-bool blocking_collectives() {
-  if constexpr (platform::kBlockingWaits) return true;
-  const NodeShare share = node_share();
-  return share.cores > 0 && share.local_ranks > 0 && share.local_ranks <= share.cores &&
-         wait_policy() != WaitPolicy::Block;
-}
-
-}  // namespace
-
 void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   if (blocking_collectives()) {
     check_mpi(MPI_Allreduce(send, recv, count, type, op, comm), "MPI_Allreduce");

@@ -16,6 +16,7 @@ namespace {
 
 NodeShare g_share;
 WaitPolicy g_policy = WaitPolicy::Yield;
+WaitPolicy g_requested = WaitPolicy::Auto;  // what set_wait_policy was asked for
 
 int env_count(const char* var) {
   const char* v = std::getenv(var);
@@ -84,6 +85,17 @@ NodeShare node_share() { return g_share; }
 
 void set_wait_policy(WaitPolicy requested) {
   g_policy = choose_wait(requested, g_share.local_ranks, g_share.cores);
+  g_requested = requested;
+}
+
+bool collectives_block(WaitPolicy requested, int local_ranks, int cores) {
+  if (requested == WaitPolicy::Spin) return true;
+  return requested == WaitPolicy::Auto && local_ranks > 0 && cores > 0 && local_ranks <= cores;
+}
+
+bool blocking_collectives() {
+  if constexpr (platform::kBlockingWaits) return true;
+  return collectives_block(g_requested, g_share.local_ranks, g_share.cores);
 }
 
 WaitPolicy wait_policy() { return g_policy; }

@@ -30,6 +30,19 @@ TEST(WaitPolicy, AnExplicitChoiceStands) {
   }
 }
 
+TEST(WaitPolicy, CollectivesBlockUnderSpinAndUnderAutoWithACoreEach) {
+  EXPECT_TRUE(rt::collectives_block(WaitPolicy::Spin, 4, 2));
+  EXPECT_TRUE(rt::collectives_block(WaitPolicy::Auto, 2, 2));
+  EXPECT_TRUE(rt::collectives_block(WaitPolicy::Auto, 1, 8));
+  // Ranks outnumber the cores, or the counts are unknown: poll and pause.
+  EXPECT_FALSE(rt::collectives_block(WaitPolicy::Auto, 3, 2));
+  EXPECT_FALSE(rt::collectives_block(WaitPolicy::Auto, 2, 0));
+  EXPECT_FALSE(rt::collectives_block(WaitPolicy::Auto, 0, 2));
+  // A policy asked for by name that pauses keeps its pauses.
+  EXPECT_FALSE(rt::collectives_block(WaitPolicy::Yield, 2, 2));
+  EXPECT_FALSE(rt::collectives_block(WaitPolicy::Block, 1, 8));
+}
+
 TEST(WaitPolicy, FromTheEnvironment) {
   setenv("LB4MPI_WAIT", "Block", 1);
   EXPECT_EQ(Options::from_env().wait, Wait::Block);

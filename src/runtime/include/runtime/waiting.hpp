@@ -1,6 +1,7 @@
 // How a rank waits for another (a reply, a lock, the end of a loop, a
 // collective): every poll loop of lb4mpi pauses through rt::backoff(), which
-// follows the process's wait policy (LB4MPI_WAIT, Options::wait):
+// follows the process's wait policy (LB4MPI_WAIT, Options::wait; collectives
+// may block in the MPI library instead, blocking_collectives()):
 //   spin   poll without pause: the lowest latency, a core per waiting rank;
 //   yield  poll, after kSpinPolls fruitless polls yield the core between
 //          polls (sched_yield): the core goes to a ready peer, if any;
@@ -65,5 +66,17 @@ double latency_factor();
 /// The pause between two fruitless polls number `polls` and `polls + 1` of
 /// something another rank must do first, by the policy in force.
 void backoff(int polls);
+/// Whether lb4mpi's collectives (rt::allreduce, allgather, barrier) call the
+/// MPI library's blocking form instead of polling a non-blocking one through
+/// backoff(), for a `requested` policy on a node where `local_ranks` ranks
+/// share `cores` cores: under `spin`, and under `auto` when every rank has a
+/// core (known counts only). The library's own wait then costs less (Open
+/// MPI: about 3 us less per collective on 2 ranks) and yields nothing,
+/// which only ranks that outnumber the cores need (a blocking collective
+/// there spins: the 8-rank A2WS test took minutes) or a `yield` or `block`
+/// asked for by name.
+bool collectives_block(WaitPolicy requested, int local_ranks, int cores);
+/// collectives_block() for this process: the policy last set and node_share().
+bool blocking_collectives();
 
 }  // namespace lb4mpi::rt
