@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "platform/platform.hpp"
 #include "recovery/policy.hpp"
 #include "runtime/mpi.hpp"
 
@@ -53,8 +54,10 @@ void RmaWindow::give_back() {
   win_ = MPI_WIN_NULL;
 }
 
+bool RmaWindow::bounded_ops() const { return ctx_.bounded() && !platform::kSimulated; }
+
 void RmaWindow::complete(MPI_Request& request, const char* what) {
-  if (!ctx_.bounded()) {
+  if (!bounded_ops()) {
     wait(request, MPI_STATUS_IGNORE, what);
     return;
   }
@@ -74,7 +77,7 @@ RmaWindow::Landing& RmaWindow::landing(int count) {
 std::int64_t RmaWindow::fetch_op(int slot, std::int64_t value, MPI_Op op) {
   const int coord = ctx_.config.coordinator;
   std::int64_t old = 0;
-  if (!ctx_.bounded()) {
+  if (!bounded_ops()) {
     check_mpi(MPI_Fetch_and_op(&value, &old, MPI_INT64_T, coord, slot, op, win_), "MPI_Fetch_and_op");
     check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
     return old;
@@ -92,7 +95,7 @@ std::int64_t RmaWindow::fetch_op(int slot, std::int64_t value, MPI_Op op) {
 std::int64_t RmaWindow::read(int slot) {
   const int coord = ctx_.config.coordinator;
   std::int64_t value = 0;
-  if (!ctx_.bounded()) {
+  if (!bounded_ops()) {
     check_mpi(MPI_Get(&value, 1, MPI_INT64_T, coord, slot, 1, MPI_INT64_T, win_), "MPI_Get");
     check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
     return value;
@@ -106,6 +109,13 @@ std::int64_t RmaWindow::read(int slot) {
 
 void RmaWindow::read(int slot, std::int64_t* out, int count) {
   const int coord = ctx_.config.coordinator;
+  if (!bounded_ops()) {
+    check_mpi(MPI_Get_accumulate(nullptr, 0, MPI_INT64_T, out, count, MPI_INT64_T, coord, slot, count, MPI_INT64_T,
+                                 MPI_NO_OP, win_),
+              "MPI_Get_accumulate");
+    check_mpi(MPI_Win_flush(coord, win_), "MPI_Win_flush");
+    return;
+  }
   Landing& l = landing(count);
   MPI_Request r = MPI_REQUEST_NULL;
   check_mpi(MPI_Rget_accumulate(nullptr, 0, MPI_INT64_T, l.out.data(), count, MPI_INT64_T, coord, slot, count,

@@ -77,11 +77,11 @@ def checksums(a) -> None:
         if "t_par_over_bound" in s and not s["t_par_over_bound"] >= 1.0:
             fail(f"{s['mode']}: T_par {s['t_par_s']} s is below the workload's lower bound "
                  f"{s['lower_bound_s']} s: the iterations' time was not simulated")
-    for when in ["0.001s", "end"]:
-        lost = simulated(a.sim_app, 64, args + ["--mode", MODES[0], "--robust", "--robust-timeout", "0.05",
+    for mode, when in [(MODES[0], "0.001s"), (MODES[0], "end"), ("distributed-rma", "0.001s")]:
+        lost = simulated(a.sim_app, 64, args + ["--mode", mode, "--robust", "--robust-timeout", "0.05",
                                                 "--fail-ranks", "0", "--fail-after", when])
         if (lost["checksum"], lost.get("failed_ranks"), lost.get("coordinator")) != (sims[0]["checksum"], [0], 1):
-            fail(f"robust, rank 0 stopped at {when}: checksum {lost['checksum']} (failure-free "
+            fail(f"robust {mode}, rank 0 stopped at {when}: checksum {lost['checksum']} (failure-free "
                  f"{sims[0]['checksum']}), failed ranks {lost.get('failed_ranks')} (expected [0]), final "
                  f"coordinator {lost.get('coordinator')} (expected 1)")
     print("check_sim: checksums ok", flush=True)

@@ -3,7 +3,8 @@
 
   check_experiment.py run --design DESIGN --out DIR [--native-build B] [--sim-build B] [--mpiexec M] [--resume]
       The runner on a design: exit 0 (every run ok, equal checksums), one
-      CSV row per run of the design, every figure drawn. With --resume: a
+      CSV row per run of the design, every figure drawn; a run that stops
+      ranks (fail_ranks) names them failed. With --resume: a
       second invocation runs nothing, and a run removed from the CSV is run
       again (and only it).
 
@@ -63,6 +64,11 @@ def run(a) -> None:
         fail(f"checksums differ: {sorted({r['checksum'] for r in rows})}")
     if any(float(r["t_par_s"]) <= 0 or int(r["chunks"]) < 1 for r in rows):
         fail("a run without T_par or chunks")
+    # Runs that stop ranks (fail_ranks): every survivor's report names them.
+    for r in rows:
+        victims = r.get("fail_ranks", "none")
+        if victims not in ("", "none") and r["failed_ranks"] != victims.replace(",", ";"):
+            fail(f"run {r['run_id']}: failed ranks '{r['failed_ranks']}', the design stopped '{victims}'")
     for fig in design.get("figures", []):
         png = out / f"{fig['name']}.png"
         if not png.exists() or png.stat().st_size < 1000:
@@ -90,8 +96,6 @@ BAD_DESIGNS = [
      ["unknown app 'nosuchapp'", "mandelbrot", "synthetic"]),
     ({"factors": {"app": ["synthetic"], "platform": ["cloud"], "ranks": [2]}},
      ["unknown platform 'cloud'", "native, simulated"]),
-    ({"factors": {"app": ["synthetic"], "platform": ["simulated"], "ranks": [2], "fail_ranks": ["1"]}},
-     ["failures are injected natively only"]),
     ({"factors": {"app": ["synthetic"], "platform": ["simulated"], "ranks": [8192]}},
      ["at most 256 nodes", "4096"]),
     ({"factors": {"app": ["synthetic"], "platform": ["native"]}}, ["factor 'ranks' is missing"]),

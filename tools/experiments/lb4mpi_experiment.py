@@ -67,7 +67,6 @@ LOOPS = ("sync", "async")
 # Values of rank-list factors that depend on the run's rank count.
 RANK_WORDS = {"last": lambda p: str(p - 1), "none": lambda p: None}
 RANK_LIST_FACTORS = ("delay_ranks", "slow_ranks", "fail_ranks")
-FAILURE_FACTORS = ("fail_ranks", "fail_after", "fail_how")
 
 # The CSV: the run's identity, its factors (in the design's order), then these.
 RESULT_COLUMNS = [
@@ -128,11 +127,6 @@ def load_design(path: Path) -> dict:
             raise DesignError(f"{path}: a workload level is an object {{\"name\": ..., \"args\": [...]}}, "
                               f"got {level!r}")
     if "simulated" in factors["platform"]:
-        for f in FAILURE_FACTORS:
-            if f in factors and any(v not in (None, "none") for v in factors[f]):
-                raise DesignError(f"{path}: factor '{f}': failures are injected natively only (in a simulation "
-                                  "robust distributed-rma makes no progress, docs/EXPERIMENTS.md); use platform "
-                                  "native")
         for r in factors["ranks"]:
             try:
                 lb4mpi_simrun.platform_files("minihpc", r)
