@@ -113,7 +113,17 @@ void RmaRecoveryCoordinator::commit_step(std::int64_t id, const Chunk& chunk, bo
 
 void RmaRecoveryCoordinator::serve() {
   double t0 = 0.0;
-  const int served = ctx_.size > 1 ? ctx_.engine->poll(&t0) : 0;
+  // Every report that is in, not one: the coordinator serves between the
+  // pieces of its own chunks (and copies), and one report per piece let the
+  // reports of the copies at the end pile up — the done word went up 7 ms
+  // after the last iteration finished at 16 simulated ranks (robust / plain
+  // 1.09), 44 ms at 64 (1.42). Bounded: a report per rank and piece at most.
+  int served = 0;
+  for (int k = 0; ctx_.size > 1 && k < ctx_.size; ++k) {
+    const int got = ctx_.engine->poll(served == 0 ? &t0 : nullptr);
+    if (got == 0) break;
+    served += got;
+  }
   const double now = clock_now();
   if (served > 0) ctx_.meter->served(t0, now);
   if (!exhausted_ && (served > 0 || past_end_ || now - last_probe_ >= kProbeLatency)) {
