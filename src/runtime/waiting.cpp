@@ -40,6 +40,9 @@ Mask affinity() {
   return words;
 }
 
+// Whether `local_ranks` ranks outnumber the `cores` they share (both known).
+bool crowded(int local_ranks, int cores) { return local_ranks > 0 && cores > 0 && local_ranks > cores; }
+
 }  // namespace
 
 std::string_view name(WaitPolicy w) {
@@ -54,7 +57,7 @@ std::string_view name(WaitPolicy w) {
 
 WaitPolicy choose_wait(WaitPolicy requested, int local_ranks, int cores) {
   if (requested != WaitPolicy::Auto) return requested;
-  return local_ranks > 0 && cores > 0 && local_ranks > cores ? WaitPolicy::Block : WaitPolicy::Yield;
+  return crowded(local_ranks, cores) ? WaitPolicy::Block : WaitPolicy::Yield;
 }
 
 NodeShare detect_node_share(MPI_Comm comm) {
@@ -74,9 +77,7 @@ NodeShare detect_node_share(MPI_Comm comm) {
     s.local_ranks = std::max({here, env_count("OMPI_COMM_WORLD_LOCAL_SIZE"), env_count("MPI_LOCALNRANKS")});
     for (unsigned long w : mask) s.cores += std::popcount(w);
     // Oversubscribed once is oversubscribed: keep the most crowded view.
-    const bool crowded = s.cores > 0 && s.local_ranks > s.cores;
-    const bool was = g_share.cores > 0 && g_share.local_ranks > g_share.cores;
-    if (crowded || !was) g_share = s;
+    if (crowded(s.local_ranks, s.cores) || !crowded(g_share.local_ranks, g_share.cores)) g_share = s;
     return s;
   }
 }
@@ -90,7 +91,7 @@ void set_wait_policy(WaitPolicy requested) {
 
 bool collectives_block(WaitPolicy requested, int local_ranks, int cores) {
   if (requested == WaitPolicy::Spin) return true;
-  return requested == WaitPolicy::Auto && local_ranks > 0 && cores > 0 && local_ranks <= cores;
+  return requested == WaitPolicy::Auto && local_ranks > 0 && cores > 0 && !crowded(local_ranks, cores);
 }
 
 bool blocking_collectives() {
