@@ -20,6 +20,26 @@ namespace {
 // with 4, 1.031 / 1.040 / 1.115 with 16; docs/EXPERIMENTS.md).
 Index prefetch_per_rank(int nodes) { return std::clamp<Index>(nodes / 4, 4, 16); }
 
+// A global chunk holds at least this many iterations per rank of the widest
+// node. A smaller one leaves ranks of its node idle while the leader asks
+// the global level again, whose round trip grows with the leaders that
+// contend for it: FAC2's last batches shrink to single iterations, so at
+// the end of a loop every leader asked for each of them in turn. Simulated,
+// FAC2 at 1024 / 2048 / 4096 ranks of 16 per node: 1.036 / 1.036 / 1.074 x
+// the bound without it, 1.036 / 1.032 / 1.039 with 2 (1: 1.050, 3: 1.052,
+// 4: 1.053 at 4096; docs/EXPERIMENTS.md).
+constexpr Index kGlobalChunkPerRank = 2;
+
+// The global level's parameters: every leader computes the same chunks
+// (distributed models), so the floor follows the widest node, and a
+// maximum chunk the user set still holds.
+TechniqueParams global_params(TechniqueParams p, const std::vector<int>& node_sizes) {
+  const Index widest = *std::max_element(node_sizes.begin(), node_sizes.end());
+  p.min_chunk = std::max(p.min_chunk, kGlobalChunkPerRank * widest);
+  if (p.max_chunk != 0) p.min_chunk = std::min(p.min_chunk, p.max_chunk);
+  return p;
+}
+
 ExecConfig node_config(const ExecConfig& c) {
   ExecConfig n = c;
   n.technique = c.node_technique;
@@ -51,6 +71,7 @@ HierScheduler::HierScheduler(Context& ctx)
   // A global chunk goes into the node's pool whole: its leader does not
   // execute it in pieces (it serves between its own sub-chunks' pieces).
   g.config.break_after = INT_MAX;
+  g.config.params = global_params(ctx.config.params, group_.node_sizes);
   g.results = &gresults_;
   gfb_ = std::make_unique<AdaptiveFeedback>(g.config, g.size);
   global_rma_ = g.config.model == Model::DistributedRMA;
