@@ -126,7 +126,10 @@ void RmaRecoveryCoordinator::serve() {
   }
   const double now = clock_now();
   if (served > 0) ctx_.meter->served(t0, now);
-  if (!exhausted_ && (served > 0 || past_end_ || now - last_probe_ >= kProbeLatency)) {
+  // A report makes it look sooner, but not at each one (SS reports every
+  // iteration, and the look is an atomic on the window).
+  const double since = now - last_probe_;
+  if (!exhausted_ && (past_end_ || since >= kProbeLatency || (served > 0 && since >= kServeLatency))) {
     last_probe_ = now;
     if (!probe_->chunk(win_.read(kSlotStep))) {
       // Every step is taken: the ones not finished are what may go again.

@@ -199,7 +199,7 @@ bool RmaRecoveryWorker::over_after_steps() { return win_.read(kSlotDone) != 0; }
 std::vector<RmaRecoveryRank::Listed> RmaRecoveryWorker::copy_candidates() {
   std::vector<Listed> candidates;
   for (const Listed& l : read_list()) {
-    if (mine_.count(l.step) == 0) candidates.push_back(l);
+    if (!mine_.contains(l.step)) candidates.push_back(l);
   }
   return candidates;
 }
@@ -207,7 +207,7 @@ std::vector<RmaRecoveryRank::Listed> RmaRecoveryWorker::copy_candidates() {
 void RmaRecoveryWorker::finished(std::int64_t id, Index size, double work) {
   if (fb_.timed()) fb_.add(size, work);
   if (!cut_.empty() || id != cut_.id()) return;
-  mine_.insert(id);
+  mine_.add(id);
   FinishedMessage f;
   reports_.fill(f.report, id, current_);
   Request r = Request::of(f);

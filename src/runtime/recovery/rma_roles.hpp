@@ -25,7 +25,6 @@
 #pragma once
 #include <cstdint>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 #include "feedback.hpp"
@@ -172,7 +171,7 @@ class RmaRecoveryWorker final : public RmaRecoveryRank {
 
   ReportSender reports_;
   std::int64_t copy_version_ = -1;  // the list's version when the copy was taken
-  std::unordered_set<std::int64_t> mine_;  // steps this rank finished (not to take again)
+  StepList mine_;  // steps this rank finished (not to take again)
   // liveness of the coordinator, as a waiting rank sees it
   std::int64_t beat_seen_ = -1;
   double beat_changed_ = 0.0;
