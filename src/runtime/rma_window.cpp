@@ -54,7 +54,9 @@ void RmaWindow::give_back() {
   win_ = MPI_WIN_NULL;
 }
 
-bool RmaWindow::bounded_ops() const { return ctx_.bounded() && !platform::kSimulated; }
+bool RmaWindow::bounded_ops() const {
+  return ctx_.bounded() && !platform::kSimulated && !ctx_.is_coordinator();
+}
 
 void RmaWindow::complete(MPI_Request& request, const char* what) {
   if (!bounded_ops()) {
