@@ -6,9 +6,9 @@
 // spread of the steps in flight, not the loop, and a step finished costs no
 // allocation (a set's node each did: SS reports every iteration).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <deque>
 #include <vector>
 
@@ -40,7 +40,7 @@ class StepsDone {
   }
 
  private:
-  std::int64_t low_ = 0;             // steps below are finished
+  std::int64_t low_ = 0;            // steps below are finished
   std::deque<std::uint8_t> above_;  // from low_ on: 1 finished (the front never is)
 };
 
