@@ -46,8 +46,11 @@ struct LB4MPI_API Options {
   /// chunk); `technique` schedules between nodes (docs/RUNTIME.md).
   Technique node_technique = kDefaultNodeTechnique;
   /// Hierarchical mode: the model of the level between nodes (one leader per
-  /// node): Centralized, Distributed or DistributedRMA.
-  Mode global_mode = Mode::DistributedRMA;
+  /// node): Centralized, Distributed or DistributedRMA. Centralized by
+  /// measurement (docs/EXPERIMENTS.md, *Scale to 4096 simulated ranks*): a
+  /// leader's request does not keep it waiting, where a one-sided fetch
+  /// queues behind every other leader's.
+  Mode global_mode = Mode::Centralized;
   /// Hierarchical mode: ranks per node; 0: the nodes MPI reports
   /// (MPI_Comm_split_type shared memory); k >= 1: emulated nodes of k
   /// consecutive ranks (the last one may be smaller).
