@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--build", required=True, help="a Release build of this commit (apps included)")
-ap.add_argument("--no-replica-build", help="a build of this commit with bench/replica_off.patch (made if absent)")
+ap.add_argument("--no-replica-build", help="where the build with bench/replica_off.patch goes (made, or made again for a new commit)")
 ap.add_argument("--app", default="mandelbrot", choices=["mandelbrot", "synthetic"])
 ap.add_argument("--app-args", default="--width 256 --threshold 3000", help="the app's arguments")
 ap.add_argument("--ranks", type=int, default=2)
@@ -64,6 +64,8 @@ def build_without_replica() -> Path:
     stamp = out / "lb4mpi-no-replica-commit"
     if (out / "apps" / "lb4mpi-synthetic").exists() and stamp.exists() and stamp.read_text() == head:
         return out
+    if out.exists() and not stamp.exists() and any(out.iterdir()):
+        sys.exit(f"run_replica_bench: {out} is not a build this script made: name a new or empty directory")
     shutil.rmtree(out, ignore_errors=True)  # of another commit: made again
     src = Path(tempfile.mkdtemp(prefix="lb4mpi-no-replica-src-"))
     print(f"run_replica_bench: building robust mode without the replica in {out} (source {src})", file=sys.stderr)
