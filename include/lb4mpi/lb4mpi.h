@@ -34,6 +34,7 @@
  *   over the communicator on their arguments and on each rank's checks: every
  *   rank prints the same "lb4mpi: ..." line on stderr and exits 2 after
  *   MPI_Finalize (MPI_Abort when the communicator is only a part of the job).
+ *   A STATIC loop's agreement comes later (see DLS_EndLoop).
  * - The errors of Configure_Chunk_Calculation_Mode and of DLS_NumLoops(n < 1)
  *   are kept and reported that way by the next of DLS_Parameters_Setup,
  *   DLS_Setup, DLS_GroupSetup, DLS_StartLoop and DLS_StartMLoops.
@@ -268,6 +269,14 @@ LB4MPI_API void DLS_EndChunk(infoDLS* info);
 /** Ends the loop of DLS_StartLoop. Collective over the handle's
  * communicator; it synchronizes the ranks (not when ranks failed in robust
  * mode: see DLS_Robust).
+ *
+ * A STATIC loop (not robust, not hierarchical, not traced) does not
+ * synchronize: each rank's block is its own, so DLS_StartLoop and
+ * DLS_EndLoop return without waiting for the other ranks (like OpenMP's
+ * nowait). Its checks still hold: they are voted without waiting, 16 loops
+ * at a time, and concluded by the handle's next other loop, DLS_StartMLoops
+ * or DLS_Finalize at the latest, with the same message on every rank
+ * (docs/RUNTIME.md, "STATIC without waiting").
  *
  * Errors: without a loop in flight it ends the job (MPI_Abort). A rank that
  * calls it before DLS_Terminated returned 1 still takes part in the loop (the

@@ -31,7 +31,8 @@
 namespace lb4mpi {
 
 namespace detail {
-struct LoopState;  // the runtime behind a Loop
+struct LoopState;   // the runtime behind a Loop
+struct LoopAccess;  // the C API's way to a Loop's runtime (src/frontend/loop_access.hpp)
 }  // namespace detail
 
 /// A loop in flight on this rank: the start-chunk / end-chunk form.
@@ -92,6 +93,8 @@ class LB4MPI_API Loop {
   [[nodiscard]] const Options& options() const;
 
  private:
+  friend struct detail::LoopAccess;
+  explicit Loop(std::unique_ptr<detail::LoopState> state);
   std::unique_ptr<detail::LoopState> state_;
 };
 

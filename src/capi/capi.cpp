@@ -49,6 +49,7 @@ void DLS_Parameters_Setup(MPI_Comm icomm, infoDLS* info, int numProcs, int reque
   auto st = std::make_unique<CState>();
   st->user = icomm;
   check(st.get(), MPI_Comm_dup(icomm, &st->comm), "DLS_Parameters_Setup: MPI_Comm_dup");
+  st->deferred.open(st->comm, "the arguments of DLS_StartLoop");
   check(st.get(), MPI_Comm_rank(st->comm, &st->rank), "MPI_Comm_rank");
   check(st.get(), MPI_Comm_size(st->comm, &st->size), "MPI_Comm_size");
 
@@ -113,9 +114,26 @@ void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
   Technique t{};
   Options opt;
   const std::string error = start_loop_check(st, firstIter, lastIter, method, t, opt);
+  // What decides whether the loop runs alone is hashed too (robust; the
+  // rest was agreed by DLS_Parameters_Setup): ranks that decide alike.
   Hasher h;
-  h.add(firstIter).add(lastIter).add(method).add(opt.mode);
-  agree(st, "DLS_StartLoop", error, h.value(), [&] { return start_loop_fields(firstIter, lastIter, method, opt.mode); });
+  h.add(firstIter).add(lastIter).add(method).add(opt.mode).add(opt.robust);
+  std::function<Fields()> fields = [firstIter, lastIter, method, mode = opt.mode, robust = opt.robust] {
+    Fields f = start_loop_fields(firstIter, lastIter, method, mode);
+    f.emplace_back("robust mode (DLS_Robust)", robust ? "on" : "off");
+    return f;
+  };
+  if (error.empty() && lb4mpi::detail::LoopAccess::runs_alone(opt)) {
+    start_loop_alone(st, firstIter, lastIter, t, opt, h.value(), std::move(fields));
+    return;
+  }
+  // The same vote as a loop that runs alone: a rank that runs alone and one
+  // that does not (their arguments differ) meet in it.
+  try {
+    st->deferred.agree(error, h.value(), std::move(fields));
+  } catch (const Error& e) {
+    exit_together(st, e.what());
+  }
   start_loop_run(st, firstIter, lastIter, t, opt);
 }
 
@@ -141,6 +159,7 @@ void LB4MPI_EndChunk3(infoDLS* info, int* /*nIter*/, double* /*workTime*/) { DLS
 void DLS_EndLoop(infoDLS* info, int* nIter, double* workTime) {
   CState* st = state_of(info, "DLS_EndLoop");
   if (st->group) return group_end_loop(st, nIter, workTime);
+  if (st->loop_alone) return end_loop_alone(st, nIter, workTime);
   const std::string error = end_loop_run(st, nIter, workTime);
   // With failed ranks (robust mode) nothing collective is possible any more.
   if (st->failed_ranks == 0) agree(st, "DLS_EndLoop", error, 0);
@@ -189,6 +208,7 @@ int DLS_FailedRanks(infoDLS* info) { return state_of(info, "DLS_FailedRanks")->f
 void DLS_Finalize(infoDLS* info) {
   CState* st = registered(info);
   if (st == nullptr) return;
+  conclude_deferred(st);  // the last STATIC loop's agreement
   unregister(st);
   delete st;
   info->state = nullptr;
@@ -221,18 +241,12 @@ std::string start_loop_check(CState* st, int firstIter, int lastIter, int method
   return error;
 }
 
-void start_loop_run(CState* st, int firstIter, int lastIter, Technique t, const Options& opt) {
-  const Index first = firstIter;
-  const Index last = static_cast<Index>(lastIter) + 1;  // inclusive bounds, as LB4MPI
+namespace {
+
+// After the loop started (start_loop_run, start_loop_alone): the commit
+// function and the handle's state of a loop in flight.
+void loop_started(CState* st, Index last, const Options& opt) {
   or_abort(st, [&] {
-    if (st->loop && st->loop_technique == t && st->loop_mode == opt.mode) {
-      st->loop->restart(first, last);  // the next time step: keeps what the technique learned
-    } else {
-      st->loop.reset();
-      st->loop = std::make_unique<lb4mpi::Loop>(st->user, first, last, opt);
-      st->loop_technique = t;
-      st->loop_mode = opt.mode;
-    }
     if (st->commit != nullptr) {
       st->loop->on_commit([st](Chunk piece, const std::byte* data, std::size_t bytes) {
         st->commit(to_int(st, piece.begin, "the chunk start"), to_int(st, piece.size, "the chunk size"), data,
@@ -248,6 +262,106 @@ void start_loop_run(CState* st, int firstIter, int lastIter, Technique t, const 
   st->terminated = false;
   st->last = last;
   st->last_mode = c_mode_of(opt.mode);
+}
+
+// DLS_EndLoop's way to its figures: a rank that ends early still takes part
+// in the protocol, so that no other rank hangs; returns the iterations it
+// took and did not run, which every rank reports.
+Index drain_rest(CState* st) {
+  Index dropped = 0;
+  or_abort(st, [&] {
+    if (st->current) dropped += st->current->size;
+    st->current.reset();
+    if (!st->terminated) {
+      while (const std::optional<Chunk> c = st->loop->next()) dropped += c->size;
+      st->terminated = true;
+    }
+  });
+  return dropped;
+}
+
+void return_figures(CState* st, const lb4mpi::RankReport& mine, int* nIter, double* workTime) {
+  if (nIter != nullptr) *nIter = to_int(st, mine.iterations, "the iteration count");
+  if (workTime != nullptr) *workTime = mine.work_time;
+}
+
+}  // namespace
+
+void start_loop_run(CState* st, int firstIter, int lastIter, Technique t, const Options& opt) {
+  const Index first = firstIter;
+  const Index last = static_cast<Index>(lastIter) + 1;  // inclusive bounds, as LB4MPI
+  or_abort(st, [&] {
+    if (st->loop && st->loop_technique == t && st->loop_mode == opt.mode) {
+      st->loop->restart(first, last);  // the next time step: keeps what the technique learned
+    } else {
+      st->loop.reset();
+      st->loop = std::make_unique<lb4mpi::Loop>(st->user, first, last, opt);
+      st->loop_technique = t;
+      st->loop_mode = opt.mode;
+    }
+  });
+  st->loop_alone = false;
+  loop_started(st, last, opt);
+}
+
+void start_loop_alone(CState* st, int firstIter, int lastIter, Technique t, const Options& opt, std::uint64_t hash,
+                      std::function<Fields()> fields) {
+  using lb4mpi::detail::LoopAccess;
+  const Index first = firstIter;
+  const Index last = static_cast<Index>(lastIter) + 1;
+  std::string error;
+  or_abort(st, [&] {
+    const bool reuse = st->loop && st->loop_technique == t && st->loop_mode == opt.mode &&
+                       LoopAccess::runs_alone(st->loop->options());
+    if (!reuse) {
+      st->loop.reset();
+      st->loop = LoopAccess::unstarted(st->user, opt);
+      st->loop_technique = t;
+      st->loop_mode = opt.mode;
+    }
+    error = LoopAccess::start_alone(*st->loop, first, last);
+  });
+  if (!error.empty()) {
+    // Every rank must hear of it: this rank votes now and waits for the
+    // others' votes, which they cast at their DLS_EndLoop.
+    try {
+      st->deferred.agree(error, hash, std::move(fields));
+    } catch (const Error& e) {
+      exit_together(st, e.what());
+    }
+    exit_together(st, error);  // not reached: the vote carried an error
+  }
+  st->loop_alone = true;
+  st->alone_hash = hash;
+  st->alone_fields = std::move(fields);
+  loop_started(st, last, opt);
+}
+
+void end_loop_alone(CState* st, int* nIter, double* workTime) {
+  if (!st->loop_active) abort_job(st->user, "lb4mpi: DLS_EndLoop called without DLS_StartLoop");
+  const Index taken = drain_rest(st);
+  Index dropped = 0;
+  lb4mpi::RankReport mine;
+  or_abort(st, [&] { mine = lb4mpi::detail::LoopAccess::finish_alone(*st->loop, dropped); });
+  st->loop_active = false;
+  st->loop_alone = false;
+  st->failed_ranks = 0;
+  return_figures(st, mine, nIter, workTime);
+  // One vote for the loop: DLS_StartLoop's arguments and an early end.
+  const std::string error = dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, taken + dropped);
+  try {
+    // No look at the posted ballot: even MPI_Test yields the core where
+    // ranks outnumber cores (Open MPI), which costs a time slice. A rank
+    // that knows of an error waits for the outcome at once.
+    if (error.empty()) {
+      st->deferred.add(error, st->alone_hash, std::move(st->alone_fields));
+    } else {
+      st->deferred.agree(error, st->alone_hash, std::move(st->alone_fields));
+    }
+    st->alone_fields = nullptr;
+  } catch (const Error& e) {
+    exit_together(st, e.what());
+  }
 }
 
 int terminated_of(CState* st) {
@@ -305,24 +419,14 @@ std::string end_loop_run(CState* st, int* nIter, double* workTime) {
   // Without a loop in flight on this rank, the others (in the loop's
   // protocol) cannot be told: nothing collective is safe.
   if (!st->loop_active) abort_job(st->user, "lb4mpi: DLS_EndLoop called without DLS_StartLoop");
-  Index dropped = 0;
+  const Index dropped = drain_rest(st);
   lb4mpi::Report r;
   or_abort(st, [&] {
-    // A rank that ends early still takes part in the protocol, so that no
-    // other rank hangs; what it had not run is reported on every rank.
-    if (st->current) dropped += st->current->size;
-    st->current.reset();
-    if (!st->terminated) {
-      while (const std::optional<Chunk> c = st->loop->next()) dropped += c->size;
-      st->terminated = true;
-    }
     r = finish_keeping_report(st, [&] { return std::vector<lb4mpi::Report>{st->loop->finish()}; }).front();
   });
   st->loop_active = false;
   st->failed_ranks = static_cast<int>(r.failed_ranks.size());
-  const lb4mpi::RankReport& mine = r.ranks[static_cast<std::size_t>(st->rank)];
-  if (nIter != nullptr) *nIter = to_int(st, mine.iterations, "the iteration count");
-  if (workTime != nullptr) *workTime = mine.work_time;
+  return_figures(st, r.ranks[static_cast<std::size_t>(st->rank)], nIter, workTime);
   return dropped_error("DLS_EndLoop", "DLS_Terminated", st->rank, dropped);
 }
 

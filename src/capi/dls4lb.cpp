@@ -23,6 +23,7 @@ std::unique_ptr<CState> own_state(MPI_Comm c) {
   auto st = std::make_unique<CState>();
   st->user = c;
   check(st.get(), MPI_Comm_dup(c, &st->comm), "DLS_GroupSetup: MPI_Comm_dup");
+  st->deferred.open(st->comm, "the arguments of DLS_StartLoop");
   check(st.get(), MPI_Comm_rank(st->comm, &st->rank), "MPI_Comm_rank");
   check(st.get(), MPI_Comm_size(st->comm, &st->size), "MPI_Comm_size");
   return st;

@@ -20,6 +20,7 @@ void DLS_StartMLoops(infoDLS* info, int* firstIters, int* lastIters, int* imeths
   CState* st = state_of(info, "DLS_StartMLoops");
   if (st->group)  // DLS_GroupSetup's outer handle: one loop at a time
     abort_job(st->user, "lb4mpi: DLS_StartMLoops: the outer handle of DLS_GroupSetup runs one loop at a time (DLS_StartLoop)");
+  conclude_deferred(st);  // a STATIC loop's before it
   const int n = st->num_loops;
   const Mode mode = effective_mode(st);
   std::vector<lb4mpi::LoopSpec> specs(static_cast<std::size_t>(n));

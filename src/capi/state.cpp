@@ -78,6 +78,14 @@ void print_error(const std::string& msg) {
   std::exit(2);
 }
 
+void conclude_deferred(CState* st) {
+  try {
+    st->deferred.settle();
+  } catch (const Error& e) {
+    exit_together(st, e.what());
+  }
+}
+
 void check(CState* st, int rc, const char* what) {
   if (rc != MPI_SUCCESS) abort_job(st->user, std::string("lb4mpi: ") + what + " failed");
 }

@@ -33,6 +33,7 @@
 #include "lb4mpi/lb4mpi.h"
 #include "lb4mpi/lb4mpi.hpp"
 #include "lb4mpi/loops.hpp"
+#include "../frontend/loop_access.hpp"
 #include "methods.hpp"
 
 namespace lb4mpi::capi::detail {
@@ -75,6 +76,13 @@ struct CState {
   Technique loop_technique{};
   Mode loop_mode = Mode::Centralized;
   bool loop_active = false;      // between DLS_StartLoop and DLS_EndLoop
+  // A STATIC loop runs alone (start_loop_alone): no collective at its start
+  // or end; its agreement, voted at DLS_EndLoop, is concluded at the
+  // handle's next call (docs/RUNTIME.md, "STATIC without waiting").
+  bool loop_alone = false;
+  std::uint64_t alone_hash = 0;                // its DLS_StartLoop arguments
+  std::function<lb4mpi::rt::Fields()> alone_fields;  // ... as text, for a mismatch
+  lb4mpi::detail::DeferredVote deferred;
   std::optional<Chunk> current;  // fetched by DLS_Terminated, handed out by DLS_StartChunk
   bool terminated = false;
   Index last = 0;  // half-open end of the loop in flight
@@ -230,9 +238,20 @@ std::string start_loop_check(CState* st, int firstIter, int lastIter, int method
                              Options& opt);
 Fields start_loop_fields(int firstIter, int lastIter, int method, Mode mode);
 void start_loop_run(CState* st, int firstIter, int lastIter, Technique t, const Options& opt);
+// A loop that runs alone (STATIC, lb4mpi::detail::LoopAccess): started
+// without a collective; its agreement on `hash` (the arguments, described
+// by `fields`) and on an early end is voted at DLS_EndLoop
+// (end_loop_alone) and concluded at the handle's next call.
+void start_loop_alone(CState* st, int firstIter, int lastIter, Technique t, const Options& opt, std::uint64_t hash,
+                      std::function<Fields()> fields);
+void end_loop_alone(CState* st, int* nIter, double* workTime);
 int terminated_of(CState* st);
 void start_chunk_of(CState* st, int* chunkStart, int* chunkSize);
 void end_chunk_of(CState* st);
+// The outstanding agreements of the handle's STATIC loops (CState::deferred),
+// waited for and concluded; an error ends the job on every rank
+// (exit_together). Before any other collective call on the handle.
+void conclude_deferred(CState* st);
 // Finishes the loop; returns the error to agree on ("" or dropped_error).
 std::string end_loop_run(CState* st, int* nIter, double* workTime);
 

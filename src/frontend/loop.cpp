@@ -1,6 +1,7 @@
 // The C++ front end of one loop: lb4mpi::Loop over the runtime's Execution.
 #include "lb4mpi/lb4mpi.hpp"
 
+#include "loop_access.hpp"
 #include "run.hpp"
 #include "runtime/agreement.hpp"
 #include "runtime/progress.hpp"
@@ -36,12 +37,38 @@ struct LoopState {
   bool failed = false;  // the last execution lost ranks (robust mode)
 };
 
+bool LoopAccess::runs_alone(const Options& o) {
+  return o.technique != Technique::Auto && rt::Execution::runs_alone(o.technique, o.mode, o.robust, trace::tracing(o));
+}
+
+std::unique_ptr<Loop> LoopAccess::unstarted(MPI_Comm comm, const Options& o) {
+  return std::unique_ptr<Loop>(new Loop(std::make_unique<LoopState>(comm, o)));
+}
+
+std::string LoopAccess::start_alone(Loop& loop, Index first, Index last) {
+  LoopState& s = *loop.state_;
+  if (!s.exec.drained()) {
+    return "lb4mpi: restart() before the previous execution finished (call finish() first)";
+  }
+  std::string error = start_error(s.exec, s.options, first, last);
+  if (error.empty()) error = s.exec.start_alone(first, last);
+  if (error.empty()) s.current = s.options;
+  return error;
+}
+
+RankReport LoopAccess::finish_alone(Loop& loop, Index& dropped) {
+  const rt::RankFigures f = loop.state_->exec.finish_alone();
+  dropped = f.dropped;
+  return rank_report(f);
+}
+
 }  // namespace detail
 
 Loop::Loop(MPI_Comm comm, Index first, Index last, const Options& options)
     : state_(std::make_unique<detail::LoopState>(comm, options)) {
   state_->begin(first, last);
 }
+Loop::Loop(std::unique_ptr<detail::LoopState> state) : state_(std::move(state)) {}
 Loop::~Loop() = default;
 Loop::Loop(Loop&&) noexcept = default;
 Loop& Loop::operator=(Loop&&) noexcept = default;

@@ -368,7 +368,7 @@ std::vector<std::string> Options::unknown_variables() {
   static const std::vector<std::string> known = known_variables();
   std::vector<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (std::strncmp(*e, "LB4MPI_", 7) != 0) continue;
+    if ((*e)[0] != 'L' || std::strncmp(*e, "LB4MPI_", 7) != 0) continue;  // most entries fail at once
     const std::string_view entry(*e);
     const std::string_view name = entry.substr(0, entry.find('='));
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;

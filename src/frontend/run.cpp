@@ -81,9 +81,9 @@ std::string check_environment(int rank) {
   return {};
 }
 
-void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse) {
-  std::string error = refuse;
-  if (error.empty()) try {
+std::string start_error(const rt::Execution& e, const Options& o, Index first, Index last) {
+  std::string error;
+  try {
     // The parameters against this loop's length, with where a bad value came
     // from; a reversed range is the runtime's to name.
     if (last >= first) {
@@ -96,7 +96,25 @@ void start(rt::Execution& e, const Options& o, Index first, Index last, const st
   }
   if (error.empty()) error = check_environment(e.rank());
   if (error.empty()) error = trace::check_outputs(o, e.rank());
+  return error;
+}
+
+void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse) {
+  const std::string error = refuse.empty() ? start_error(e, o, first, last) : refuse;
   e.start(first, last, error, o.fingerprint(), [&o] { return o.agreed_fields(); });
+}
+
+RankReport rank_report(const rt::RankFigures& f) {
+  RankReport rr;
+  rr.iterations = f.iterations;
+  rr.chunks = f.chunks;
+  rr.calculations = f.calculations;
+  rr.work_time = f.work_time;
+  rr.overhead = f.overhead;
+  rr.serve_time = f.serve_time;
+  rr.finish_time = f.finish_time;
+  rr.failed = f.failed != 0;
+  return rr;
 }
 
 Options start_selected(rt::Execution& e, const Options& o, AutoSelection* selection, Index first, Index last,
@@ -127,15 +145,7 @@ Report finish(rt::Execution& e, const Options& o, trace::Recorder* recorder, std
   int dropper = -1;
   for (std::size_t r = 0; r < all.size(); ++r) {
     const rt::RankFigures& f = all[r];
-    RankReport rr;
-    rr.iterations = f.iterations;
-    rr.chunks = f.chunks;
-    rr.calculations = f.calculations;
-    rr.work_time = f.work_time;
-    rr.overhead = f.overhead;
-    rr.serve_time = f.serve_time;
-    rr.finish_time = f.finish_time;
-    rr.failed = f.failed != 0;
+    const RankReport rr = rank_report(f);
     if (rr.failed) report.failed_ranks.push_back(static_cast<int>(r));
     report.reissued_chunks += f.reissued;
     report.ranks.push_back(rr);

@@ -45,6 +45,13 @@ std::unique_ptr<trace::Recorder> make_recorder(const Options& o, MPI_Comm comm);
 /// (and an owned loop's, src/stealing/api) calls it.
 std::string check_environment(int rank);
 
+/// This rank's own validation of `o` for an execution over [first, last)
+/// ("" when fine): parameters, unknown LB4MPI_* variables, output files.
+std::string start_error(const rt::Execution& e, const Options& o, Index first, Index last);
+
+/// One rank's figures as its line of a Report.
+RankReport rank_report(const rt::RankFigures& f);
+
 /// Collective: validates `o` for this execution and starts it over [first, last).
 void start(rt::Execution& e, const Options& o, Index first, Index last, const std::string& refuse = {});
 

@@ -1,6 +1,7 @@
 #include "runtime/agreement.hpp"
 
 #include <climits>
+#include <memory>
 #include <vector>
 
 #include "lb4mpi/types.hpp"
@@ -53,28 +54,17 @@ std::string who_and_what(MPI_Comm comm, const Fields& fields, const std::string&
   return {};
 }
 
-}  // namespace
-
-void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::function<Fields()>& describe,
-           const std::string& subject) {
-  try {
-    agree(comm, error, hash);
-  } catch (const Error& e) {
-    // The generic mismatch, on every rank alike (agree's message is the
-    // same everywhere): now name who and what, collectively.
-    if (!describe || e.what() != kMismatch) throw;
-    const std::string detail = who_and_what(comm, describe(), subject);
-    if (detail.empty()) throw;
-    throw Error(detail);
-  }
+// agree()'s vote: {failed?, max hash, max of the negated hash (= -min)}.
+void vote(const std::string& error, std::uint64_t hash, std::int64_t out[3]) {
+  const std::int64_t h = static_cast<std::int64_t>(hash >> 1);
+  out[0] = error.empty() ? 0 : 1;
+  out[1] = h;
+  out[2] = -h;
 }
 
-void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::string& mismatch) {
-  // One allreduce: {failed?, max hash, max of the complemented hash (= -min)}.
-  const std::int64_t h = static_cast<std::int64_t>(hash >> 1);
-  std::int64_t local[3] = {error.empty() ? 0 : 1, h, -h};
-  std::int64_t global[3] = {0, 0, 0};
-  allreduce(local, global, 3, MPI_INT64_T, MPI_MAX, comm);
+// After the vote's allreduce (`global`): returns when all is well, else
+// throws the same Error on every rank (collective: the failing rank's text).
+void conclude(MPI_Comm comm, const std::int64_t global[3], const std::string& error, const std::string& mismatch) {
   if (global[0] == 0) {
     if (global[1] != -global[2]) {
       if (!mismatch.empty()) throw Error(mismatch);
@@ -87,13 +77,137 @@ void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const st
   int mine = error.empty() ? INT_MAX : rank;
   int first = INT_MAX;
   allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  int len = static_cast<int>(error.size());
-  check_mpi(MPI_Bcast(&len, 1, MPI_INT, first, comm), "MPI_Bcast");
-  std::vector<char> text(error.begin(), error.end());
-  text.resize(static_cast<std::size_t>(len));
-  check_mpi(MPI_Bcast(text.data(), len, MPI_CHAR, first, comm), "MPI_Bcast");
   // The same text on every rank: the first failing rank's message.
-  throw Error(std::string(text.begin(), text.end()));
+  throw Error(broadcast(comm, first, error));
+}
+
+// conclude(), naming who and what differs when the hashes do (collective).
+void conclude(MPI_Comm comm, const std::int64_t global[3], const std::string& error,
+              const std::function<Fields()>& describe, const std::string& subject) {
+  try {
+    conclude(comm, global, error, std::string());
+  } catch (const Error& e) {
+    // The generic mismatch, on every rank alike (the message is the same
+    // everywhere): now name who and what, collectively.
+    if (!describe || e.what() != kMismatch) throw;
+    const std::string detail = who_and_what(comm, describe(), subject);
+    if (detail.empty()) throw;
+    throw Error(detail);
+  }
+}
+
+}  // namespace
+
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::function<Fields()>& describe,
+           const std::string& subject) {
+  std::int64_t local[3];
+  std::int64_t global[3] = {0, 0, 0};
+  vote(error, hash, local);
+  allreduce(local, global, 3, MPI_INT64_T, MPI_MAX, comm);
+  conclude(comm, global, error, describe, subject);
+}
+
+void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const std::string& mismatch) {
+  std::int64_t local[3];
+  std::int64_t global[3] = {0, 0, 0};
+  vote(error, hash, local);
+  allreduce(local, global, 3, MPI_INT64_T, MPI_MAX, comm);
+  conclude(comm, global, error, mismatch);
+}
+
+struct DeferredAgreement::Ballot {
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::function<Fields()> describe;
+  };
+  std::vector<Entry> entries;
+  std::string error;  // the first entry's that failed on this rank
+  std::int64_t local[3] = {0, 0, 0};
+  std::int64_t global[3] = {0, 0, 0};
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+DeferredAgreement::DeferredAgreement() = default;
+
+DeferredAgreement::~DeferredAgreement() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized != 0) {
+    (void)posted_.release();  // MPI is gone: its buffers may still be named there; leak them
+    return;
+  }
+  // Not concluded (the handle went away): the buffers outlive MPI's use.
+  if (posted_) MPI_Wait(&posted_->request, MPI_STATUS_IGNORE);
+  if (followup_ != MPI_COMM_NULL) MPI_Comm_free(&followup_);
+}
+
+void DeferredAgreement::open(MPI_Comm comm, const std::string& subject) {
+  comm_ = comm;
+  subject_ = subject;
+  check_mpi(MPI_Comm_dup(comm, &followup_), "MPI_Comm_dup");
+}
+
+void DeferredAgreement::add(const std::string& error, std::uint64_t hash, std::function<Fields()> describe) {
+  if (comm_ == MPI_COMM_NULL) throw Error("lb4mpi: internal error: DeferredAgreement::add() before open()");
+  if (!current_) current_ = std::make_unique<Ballot>();
+  current_->entries.push_back({hash, std::move(describe)});
+  if (!error.empty() && current_->error.empty()) current_->error = error;
+  if (current_->entries.size() >= kBallot) post();
+}
+
+void DeferredAgreement::settle() {
+  if (current_) post();
+  conclude_posted();
+}
+
+void DeferredAgreement::agree(const std::string& error, std::uint64_t hash, std::function<Fields()> describe) {
+  add(error, hash, std::move(describe));
+  settle();
+}
+
+void DeferredAgreement::post() {
+  // One ballot outstanding at most: the previous one is concluded first,
+  // so that a failure's own collectives come before the next ballot on
+  // every rank.
+  conclude_posted();
+  std::unique_ptr<Ballot> b = std::move(current_);
+  Fingerprint h;
+  for (const Ballot::Entry& e : b->entries) h.add(e.hash);
+  vote(b->error, h.value(), b->local);
+  check_mpi(MPI_Iallreduce(b->local, b->global, 3, MPI_INT64_T, MPI_MAX, comm_, &b->request), "MPI_Iallreduce");
+  posted_ = std::move(b);
+}
+
+void DeferredAgreement::conclude_posted() {
+  if (!posted_) return;
+  wait(posted_->request, MPI_STATUS_IGNORE, "MPI_Iallreduce");
+  const std::unique_ptr<Ballot> b = std::move(posted_);
+  // Hashes that differ: the first agreement of the ballot whose hashes
+  // differ between ranks is the one named (collective, on the duplicate;
+  // a rank whose ballot is shorter has none there: the generic message).
+  const auto first_difference = [this, &b]() -> Fields {
+    int size = 0;
+    check_mpi(MPI_Comm_size(followup_, &size), "MPI_Comm_size");
+    const auto n = static_cast<std::int64_t>(b->entries.size());
+    std::int64_t counts[2] = {n, -n};
+    std::int64_t extremes[2] = {0, 0};
+    allreduce(counts, extremes, 2, MPI_INT64_T, MPI_MAX, followup_);
+    const auto longest = static_cast<std::size_t>(extremes[0]);
+    // An agreement this rank does not have: 0; its own hashes are odd.
+    std::vector<std::uint64_t> mine(longest, 0);
+    for (std::size_t i = 0; i < b->entries.size(); ++i) mine[i] = b->entries[i].hash | 1U;
+    std::vector<std::uint64_t> all(longest * static_cast<std::size_t>(size));
+    allgather(mine.data(), static_cast<int>(longest), MPI_UINT64_T, all.data(), followup_);
+    for (std::size_t i = 0; i < longest; ++i) {
+      for (int r = 1; r < size; ++r) {
+        if (all[static_cast<std::size_t>(r) * longest + i] == all[i]) continue;
+        if (i >= b->entries.size() || !b->entries[i].describe) return {};
+        return b->entries[i].describe();
+      }
+    }
+    return {};
+  };
+  conclude(followup_, b->global, b->error, first_difference, subject_);
 }
 
 }  // namespace lb4mpi::rt

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "feedback.hpp"
+#include "lb4mpi/techniques/chunk_calculator.hpp"
 #include "models.hpp"
 #include "recovery/policy.hpp"
 #include "recovery/survivors.hpp"
@@ -123,6 +124,36 @@ void Execution::start(Index first, Index last, std::string error, std::uint64_t 
     }
     return fields;
   });
+  begin(first, last);
+}
+
+bool Execution::runs_alone(Technique technique, Model model, bool recovery, bool observed) {
+  return !lb4mpi::needs_assignment(technique) && model != Model::Hierarchical && !recovery && !observed;
+}
+
+std::string Execution::start_alone(Index first, Index last) {
+  const ExecConfig& c = ctx_->config;
+  if (!runs_alone(c.technique, c.model, c.robust, observer_ != nullptr) || next_technique_) {
+    throw Error("lb4mpi: internal error: start_alone() for an execution whose ranks must meet");
+  }
+  std::string error = validate(*ctx_, *ctx_->channel, this, first, last, ctx_->config.technique);
+  if (error.empty()) begin(first, last);
+  return error;
+}
+
+RankFigures Execution::finish_alone() {
+  if (!started_) throw Error("lb4mpi: internal error: finish_alone() before start_alone()");
+  while (!drained_) {
+    Chunk c;
+    if (obtain(true, c) == Grab::Kind::Piece) mine_.dropped += c.size;
+  }
+  mine_.iterations -= mine_.dropped;
+  settle();
+  return mine_;
+}
+
+void Execution::begin(Index first, Index last) {
+  Channel& channel = *ctx_->channel;
   // Executions start collectively and in the same order on every rank, so
   // every rank draws the same message epoch.
   if (next_technique_ && *next_technique_ != ctx_->config.technique) {

@@ -30,7 +30,7 @@ ChunkCalculator::ChunkCalculator(Technique t, LoopShape shape, TechniqueParams p
   params_.validate(t, shape_.n, shape_.p);
   rule_ = make_rule(t, shape_, params_);
   perf_ = PerfTable(shape_.p);
-  unbounded_ = t == Technique::STATIC;
+  unbounded_ = !lb4mpi::needs_assignment(t);
   plan_capped_closed_form();
 }
 

@@ -15,6 +15,12 @@
  *     env            (LB4MPI_MODE set to a bad value by the driver)
  *     mloops         an unknown method for loop 1 of DLS_StartMLoops
  *     endloop_early  rank 1 calls DLS_EndLoop before DLS_Terminated returned 1
+ *   STATIC loops run alone (no collective at their start or end; their
+ *   agreement is concluded later, by the handle's next call at the latest):
+ *     static_mismatch rank 1 passes another lastIter
+ *     static_mixed   rank 1 passes GSS (not alone), the others STATIC (alone)
+ *     static_early   rank 1 calls DLS_EndLoop before DLS_Terminated returned 1
+ *     static_range   rank 1 alone passes firstIter 10 > lastIter 5
  *     target         rank 1 alone calls DLS_TargetLoop(5) with 2 loops (local: MPI_Abort) */
 #include <lb4mpi/lb4mpi.h>
 #include <mpi.h>
@@ -66,6 +72,20 @@ int main(int argc, char** argv) {
     DLS_StartLoop(&info, 0, 999, SS);
     if (rank != 1) drain(&info);
     DLS_EndLoop(&info, &nIter, &workTime);
+  }
+  if (strncmp(c, "static_", 7) == 0) {
+    /* A first loop that agrees, so that the bad one is not the first. */
+    DLS_StartLoop(&info, 0, 99, STATIC);
+    drain(&info);
+    DLS_EndLoop(&info, &nIter, &workTime);
+    int first = 0, lastIter = 999, method = STATIC;
+    if (rank == 1 && strcmp(c, "static_mismatch") == 0) lastIter = 998;
+    if (rank == 1 && strcmp(c, "static_mixed") == 0) method = GSS;
+    if (rank == 1 && strcmp(c, "static_range") == 0) first = 10, lastIter = 5;
+    DLS_StartLoop(&info, first, lastIter, method);
+    if (rank != 1 || strcmp(c, "static_early") != 0) drain(&info);
+    DLS_EndLoop(&info, &nIter, &workTime);
+    DLS_Finalize(&info); /* concludes the STATIC loops' agreement at the latest */
   }
   if (strcmp(c, "target") == 0) {
     int firsts[2] = {0, 0}, lasts[2] = {99, 99}, methods[2] = {GSS, FAC};

@@ -30,6 +30,15 @@ int main(int argc, char** argv) {
     failures += capi_run_loop(&iInfo, 0, N1 - 1, methods[m], 0, NULL);
     failures += capi_run_loop(&iInfo, 100, 100 + N2 - 1, methods[m], 1, NULL);
   }
+  /* STATIC loops back to back run alone (no collective at their start or
+     end; their agreements stay outstanding, at most 16): ranges larger and
+     smaller than P, empty; a dynamic loop in between concludes them, and
+     DLS_Finalize the last ones. */
+  for (int k = 0; k < 40; ++k) {
+    const int lo = 7 * k, n = k % 5 == 0 ? 0 : (k % 3 == 0 ? numProcs - 1 : 50 + 13 * k);
+    failures += capi_run_loop(&iInfo, lo, lo + n - 1, STATIC, k & 1, NULL);
+    if (k == 20) failures += capi_run_loop(&iInfo, 0, N1 - 1, GSS, 0, NULL);
+  }
   DLS_Finalize(&iInfo);
   const int any = capi_any(failures);
   if (rank == 0) printf("C API: %s\n", any ? "FAILED" : "ok");

@@ -54,6 +54,19 @@ class Execution {
   void start(Index first, Index last, std::string error, std::uint64_t fingerprint,
              const std::function<Fields()>& describe = {});
 
+  /// Whether an execution of `technique` under `model` can start and end
+  /// without its ranks meeting: a technique whose chunks need no assignment
+  /// (STATIC: each rank's one block is its own), not hierarchical, without
+  /// recovery, not observed — no message, no window, no report to gather.
+  [[nodiscard]] static bool runs_alone(Technique technique, Model model, bool recovery, bool observed);
+  /// start() without the agreement, for such an execution (the caller
+  /// agrees later, rt::DeferredAgreement): "" when it started, else this
+  /// rank's error, and nothing started.
+  std::string start_alone(Index first, Index last);
+  /// finish() without the exchange, after start_alone(): this rank's
+  /// figures (`dropped`: what it took but did not run).
+  RankFigures finish_alone();
+
   /// The next piece for this rank (ends the previous one); nullopt when the
   /// loop is over for it. Absolute iteration indices. Under recovery the
   /// end-of-loop exchange runs before it says so (conclude()).
@@ -117,6 +130,8 @@ class Execution {
  private:
   Grab::Kind obtain(bool may_wait, Chunk& piece);
   void close_piece();
+  /// start()'s and start_alone()'s common part, once agreed or alone.
+  void begin(Index first, Index last);
   /// This rank's figures, once drained, as the exchange sends them.
   void settle();
 

@@ -102,6 +102,10 @@ class LB4MPI_API ChunkRule {
 /// Which of the two forms to use.
 enum class Form : std::uint8_t { Recursive, Closed };
 
+/// Whether executing technique `t`'s chunks needs them assigned at run
+/// time: false for STATIC, whose step i is rank i's one block.
+[[nodiscard]] constexpr bool needs_assignment(Technique t) { return t != Technique::STATIC; }
+
 /// The chunk calculation of one loop: a rule plus the bookkeeping every
 /// technique shares (step counter, remaining iterations, min/max chunk).
 class LB4MPI_API ChunkCalculator {
@@ -139,8 +143,7 @@ class LB4MPI_API ChunkCalculator {
   /// Roughly how many chunks one execution takes (an upper estimate, for
   /// reserving memory; at least 1 for N > 0).
   [[nodiscard]] Index estimated_chunks() const;
-  /// Whether executing the chunks needs them assigned at run time: false
-  /// for STATIC, whose step i is rank i's one block.
+  /// lb4mpi::needs_assignment(technique).
   [[nodiscard]] bool needs_assignment() const { return !unbounded_; }
   /// Whether the rule adapts to timings of executed chunks or time steps
   /// (so the runtime measures every chunk; others need no clock per chunk).
