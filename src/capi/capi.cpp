@@ -112,15 +112,23 @@ void DLS_StartLoop(infoDLS* info, int firstIter, int lastIter, int method) {
   CState* st = state_of(info, "DLS_StartLoop");
   if (st->group) return group_start_loop(st, firstIter, lastIter, method);
   Technique t{};
-  Options opt;
+  Options& opt = st->loop_options;  // kept: its strings and map are not allocated anew per loop
   const std::string error = start_loop_check(st, firstIter, lastIter, method, t, opt);
   // What decides whether the loop runs alone is hashed too (robust; the
   // rest was agreed by DLS_Parameters_Setup): ranks that decide alike.
   Hasher h;
   h.add(firstIter).add(lastIter).add(method).add(opt.mode).add(opt.robust);
-  std::function<Fields()> fields = [firstIter, lastIter, method, mode = opt.mode, robust = opt.robust] {
-    Fields f = start_loop_fields(firstIter, lastIter, method, mode);
-    f.emplace_back("robust mode (DLS_Robust)", robust ? "on" : "off");
+  // 16 bytes, so that the std::function keeps them in place (no allocation).
+  struct Args {
+    int first, last, method;
+    Mode mode;
+    bool robust;
+  };
+  static_assert(sizeof(Args) <= 16);
+  const Args args{firstIter, lastIter, method, opt.mode, opt.robust};
+  std::function<Fields()> fields = [args] {
+    Fields f = start_loop_fields(args.first, args.last, args.method, args.mode);
+    f.emplace_back("robust mode (DLS_Robust)", args.robust ? "on" : "off");
     return f;
   };
   if (error.empty() && lb4mpi::detail::LoopAccess::runs_alone(opt)) {

@@ -76,6 +76,7 @@ struct CState {
   Technique loop_technique{};
   Mode loop_mode = Mode::Centralized;
   bool loop_active = false;      // between DLS_StartLoop and DLS_EndLoop
+  Options loop_options;          // DLS_StartLoop's options of the loop (reused storage)
   // A STATIC loop runs alone (start_loop_alone): no collective at its start
   // or end; its agreement, voted at DLS_EndLoop, is concluded at the
   // handle's next call (docs/RUNTIME.md, "STATIC without waiting").

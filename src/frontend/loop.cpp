@@ -26,10 +26,14 @@ struct LoopState {
         exec(comm, 0, engine, exec_config(o, rank_in(comm)), recorder.get()),
         selection(make_selection(o, exec.size())) {}
 
-  void begin(Index first, Index last) { current = start_selected(exec, options, selection.get(), first, last); }
+  void begin(Index first, Index last) {
+    current_is_options = false;
+    current = start_selected(exec, options, selection.get(), first, last);
+  }
 
   Options options;
   Options current;  // of the execution in flight: options, with the technique automatic selection picked
+  bool current_is_options = false;  // current == options, set by a start alone (saves a copy per loop)
   rt::ProgressEngine engine;
   std::unique_ptr<trace::Recorder> recorder;
   rt::Execution exec;
@@ -52,7 +56,10 @@ std::string LoopAccess::start_alone(Loop& loop, Index first, Index last) {
   }
   std::string error = start_error(s.exec, s.options, first, last);
   if (error.empty()) error = s.exec.start_alone(first, last);
-  if (error.empty()) s.current = s.options;
+  if (error.empty() && !s.current_is_options) {
+    s.current = s.options;
+    s.current_is_options = true;
+  }
   return error;
 }
 
