@@ -66,8 +66,46 @@ bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const
   }
 }
 
+namespace {
+
+// The attribute that records, on a communicator, whether lb4mpi's
+// collectives there are the blocking ones: its value is the address of one
+// of these two.
+int g_blocking = 1;
+int g_polling = 0;
+
+int collectives_keyval() {
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k, nullptr),
+              "MPI_Comm_create_keyval");
+    return k;
+  }();
+  return keyval;
+}
+
+}  // namespace
+
+bool blocking_collectives(MPI_Comm comm) {
+  if constexpr (platform::kBlockingWaits) return true;
+  void* value = nullptr;
+  int found = 0;
+  check_mpi(MPI_Comm_get_attr(comm, collectives_keyval(), &value, &found), "MPI_Comm_get_attr");
+  if (found != 0) return value == &g_blocking;
+  // lb4mpi's first collective on `comm`: MPI matches a blocking collective
+  // only with a blocking one, and each rank's preference depends on its
+  // node and its LB4MPI_WAIT, so the ranks decide together, once (blocking
+  // only if every rank prefers it), with the one collective that is
+  // blocking everywhere.
+  int mine = blocking_collectives() ? 1 : 0;
+  int all = 0;
+  check_mpi(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  check_mpi(MPI_Comm_set_attr(comm, collectives_keyval(), all != 0 ? &g_blocking : &g_polling), "MPI_Comm_set_attr");
+  return all != 0;
+}
+
 void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  if (blocking_collectives()) {
+  if (blocking_collectives(comm)) {
     check_mpi(MPI_Allreduce(send, recv, count, type, op, comm), "MPI_Allreduce");
     return;
   }
@@ -77,7 +115,7 @@ void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_O
 }
 
 void allgather(const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm) {
-  if (blocking_collectives()) {
+  if (blocking_collectives(comm)) {
     check_mpi(MPI_Allgather(send, count, type, recv, count, type, comm), "MPI_Allgather");
     return;
   }
@@ -87,7 +125,7 @@ void allgather(const void* send, int count, MPI_Datatype type, void* recv, MPI_C
 }
 
 void barrier(MPI_Comm comm) {
-  if (blocking_collectives()) {
+  if (blocking_collectives(comm)) {
     check_mpi(MPI_Barrier(comm), "MPI_Barrier");
     return;
   }

@@ -153,6 +153,22 @@ TEST(Coordinator, AnyRankCanCoordinate) {
   }
 }
 
+// Ranks that prefer different waits (rank 0 spin, the others yield, as on
+// nodes with and without spare cores) still meet in every collective: MPI
+// does not match a blocking collective with a nonblocking one, so a
+// communicator's collectives are the blocking ones on every rank or on
+// none (rt::blocking_collectives(MPI_Comm)). Without that, this hung.
+TEST(Waiting, RanksThatPreferDifferentWaitsMeet) {
+  for (Mode m : {Mode::Centralized, Mode::Distributed, Mode::DistributedRMA}) {
+    Options o;
+    o.technique = Technique::GSS;
+    o.mode = m;
+    o.wait = world_rank() == 0 ? Wait::Spin : Wait::Yield;
+    const Coverage c = run_and_cover(0, 1000, o);
+    expect_exactly_once(c, 1000);
+  }
+}
+
 TEST(HugeLoop, MoreThanTwoToThe31Iterations) {
   // An empty body over 2^31 + 11 iterations: gather all chunks and check that
   // they tile the range exactly (a bitmap would need 2 GiB).

@@ -37,9 +37,17 @@ bool wait_until(MPI_Request& request, MPI_Status* status, double deadline, const
 inline constexpr int kTimedOut = -2;
 
 /// MPI_Allreduce, MPI_Allgather and MPI_Barrier as their nonblocking forms
-/// completed by wait(): collectives that share the core while they wait.
+/// completed by wait(): collectives that share the core while they wait;
+/// or their blocking forms when blocking_collectives(comm).
 void allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 void allgather(const void* send, int count, MPI_Datatype type, void* recv, MPI_Comm comm);
 void barrier(MPI_Comm comm);
+/// Whether lb4mpi's collectives on `comm` are the blocking forms: decided
+/// at its first one by all its ranks together (blocking only when every
+/// rank's blocking_collectives() prefers it) and kept as an attribute of
+/// `comm`, because MPI does not match a blocking collective with a
+/// nonblocking one: ranks on nodes with and without spare cores, or with
+/// different LB4MPI_WAIT, would otherwise hang. Collective at that first call.
+bool blocking_collectives(MPI_Comm comm);
 
 }  // namespace lb4mpi::rt

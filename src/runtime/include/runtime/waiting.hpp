@@ -77,6 +77,8 @@ void backoff(int polls);
 /// asked for by name.
 bool collectives_block(WaitPolicy requested, int local_ranks, int cores);
 /// collectives_block() for this process: the policy last set and node_share().
+/// A preference only: what a communicator's collectives are is decided by
+/// all its ranks together (blocking_collectives(MPI_Comm), runtime/mpi.hpp).
 bool blocking_collectives();
 
 }  // namespace lb4mpi::rt
