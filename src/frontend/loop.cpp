@@ -52,7 +52,7 @@ std::unique_ptr<Loop> LoopAccess::unstarted(MPI_Comm comm, const Options& o) {
 std::string LoopAccess::start_alone(Loop& loop, Index first, Index last) {
   LoopState& s = *loop.state_;
   if (!s.exec.drained()) {
-    return "lb4mpi: restart() before the previous execution finished (call finish() first)";
+    return kRestartBeforeFinish;
   }
   std::string error = start_error(s.exec, s.options, first, last);
   if (error.empty()) error = s.exec.start_alone(first, last);
@@ -96,7 +96,7 @@ Report Loop::finish() {
 }
 void Loop::restart(Index first, Index last) {
   if (!state_->exec.drained()) {
-    throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");
+    throw Error(detail::kRestartBeforeFinish);
   }
   if (state_->failed) {
     throw Error("lb4mpi: restart() after ranks failed: the next start is collective and a failed rank cannot "

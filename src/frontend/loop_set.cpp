@@ -113,7 +113,7 @@ void LoopSet::restart(const std::vector<std::pair<Index, Index>>& ranges) {
   for (int l = 0; l < g.size(); ++l) {
     const auto i = static_cast<std::size_t>(l);
     if (!g.loop(l).drained()) {
-      throw Error("lb4mpi: restart() before the previous execution finished (call finish() first)");
+      throw Error(detail::kRestartBeforeFinish);
     }
     state_->current[i] = detail::start_selected(g.loop(l), state_->specs[i].options, state_->selections[i].get(),
                                                 ranges[i].first, ranges[i].second);

@@ -49,6 +49,10 @@ std::string check_environment(int rank);
 /// ("" when fine): parameters, unknown LB4MPI_* variables, output files.
 std::string start_error(const rt::Execution& e, const Options& o, Index first, Index last);
 
+/// restart() of a Loop or LoopSet whose execution has not finished.
+inline constexpr const char* kRestartBeforeFinish =
+    "lb4mpi: restart() before the previous execution finished (call finish() first)";
+
 /// One rank's figures as its line of a Report.
 RankReport rank_report(const rt::RankFigures& f);
 

@@ -27,31 +27,53 @@ std::string broadcast(MPI_Comm comm, int root, const std::string& text) {
   return std::string(buf.begin(), buf.end());
 }
 
-// Collective, after the hashes differed: who differs from rank 0, in what.
-std::string who_and_what(MPI_Comm comm, const Fields& fields, const std::string& subject) {
+// Collective: every rank's list of hashes against rank 0's. The first rank
+// whose list differs and the first position where it does; a list shorter
+// than another differs where it ends (`same_length` false then).
+struct Difference {
+  int rank = -1;  // -1: every list is rank 0's
+  std::size_t at = 0;
+  bool same_length = true;
+};
+Difference first_difference(MPI_Comm comm, const std::vector<std::uint64_t>& hashes) {
   int size = 0;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  // Every rank's field count and per-field hashes (a count that differs
-  // means a different build or API; then the generic message).
-  std::int64_t counts[2] = {static_cast<std::int64_t>(fields.size()), -static_cast<std::int64_t>(fields.size())};
+  const auto n = static_cast<std::int64_t>(hashes.size());
+  std::int64_t counts[2] = {n, -n};
   std::int64_t extremes[2] = {0, 0};
   allreduce(counts, extremes, 2, MPI_INT64_T, MPI_MAX, comm);
-  if (extremes[0] != -extremes[1]) return {};
-  const std::size_t k = fields.size();
-  std::vector<std::uint64_t> mine(k);
-  for (std::size_t f = 0; f < k; ++f) mine[f] = Fingerprint{}.add(fields[f].first).add(fields[f].second).value();
-  std::vector<std::uint64_t> all(k * static_cast<std::size_t>(size));
-  allgather(mine.data(), static_cast<int>(k), MPI_UINT64_T, all.data(), comm);
+  const auto longest = static_cast<std::size_t>(extremes[0]);
+  // A position this rank does not have: 0; its own hashes are odd.
+  std::vector<std::uint64_t> mine(longest, 0);
+  for (std::size_t i = 0; i < hashes.size(); ++i) mine[i] = hashes[i] | 1U;
+  std::vector<std::uint64_t> all(longest * static_cast<std::size_t>(size));
+  allgather(mine.data(), static_cast<int>(longest), MPI_UINT64_T, all.data(), comm);
+  Difference d;
+  d.same_length = extremes[0] == -extremes[1];
   for (int r = 1; r < size; ++r) {
-    for (std::size_t f = 0; f < k; ++f) {
-      if (all[static_cast<std::size_t>(r) * k + f] == all[f]) continue;
-      const std::string theirs = broadcast(comm, r, fields[f].second);
-      const std::string ours = broadcast(comm, 0, fields[f].second);
-      return "lb4mpi: the ranks disagree on " + subject + ": " + fields[f].first + " " + theirs + " on rank " +
-             std::to_string(r) + ", " + ours + " on rank 0; " + kSameArguments;
+    for (std::size_t i = 0; i < longest; ++i) {
+      if (all[static_cast<std::size_t>(r) * longest + i] == all[i]) continue;
+      d.rank = r;
+      d.at = i;
+      return d;
     }
   }
-  return {};
+  return d;
+}
+
+// Collective, after the hashes differed: who differs from rank 0, in what.
+std::string who_and_what(MPI_Comm comm, const Fields& fields, const std::string& subject) {
+  std::vector<std::uint64_t> hashes(fields.size());
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    hashes[f] = Fingerprint{}.add(fields[f].first).add(fields[f].second).value();
+  }
+  const Difference d = first_difference(comm, hashes);
+  // A field count that differs means a different build or API: the generic message.
+  if (!d.same_length || d.rank < 0) return {};
+  const std::string theirs = broadcast(comm, d.rank, fields[d.at].second);
+  const std::string ours = broadcast(comm, 0, fields[d.at].second);
+  return "lb4mpi: the ranks disagree on " + subject + ": " + fields[d.at].first + " " + theirs + " on rank " +
+         std::to_string(d.rank) + ", " + ours + " on rank 0; " + kSameArguments;
 }
 
 // agree()'s vote: {failed?, max hash, max of the negated hash (= -min)}.
@@ -182,32 +204,17 @@ void DeferredAgreement::conclude_posted() {
   if (!posted_) return;
   wait(posted_->request, MPI_STATUS_IGNORE, "MPI_Iallreduce");
   const std::unique_ptr<Ballot> b = std::move(posted_);
-  // Hashes that differ: the first agreement of the ballot whose hashes
-  // differ between ranks is the one named (collective, on the duplicate;
-  // a rank whose ballot is shorter has none there: the generic message).
-  const auto first_difference = [this, &b]() -> Fields {
-    int size = 0;
-    check_mpi(MPI_Comm_size(followup_, &size), "MPI_Comm_size");
-    const auto n = static_cast<std::int64_t>(b->entries.size());
-    std::int64_t counts[2] = {n, -n};
-    std::int64_t extremes[2] = {0, 0};
-    allreduce(counts, extremes, 2, MPI_INT64_T, MPI_MAX, followup_);
-    const auto longest = static_cast<std::size_t>(extremes[0]);
-    // An agreement this rank does not have: 0; its own hashes are odd.
-    std::vector<std::uint64_t> mine(longest, 0);
-    for (std::size_t i = 0; i < b->entries.size(); ++i) mine[i] = b->entries[i].hash | 1U;
-    std::vector<std::uint64_t> all(longest * static_cast<std::size_t>(size));
-    allgather(mine.data(), static_cast<int>(longest), MPI_UINT64_T, all.data(), followup_);
-    for (std::size_t i = 0; i < longest; ++i) {
-      for (int r = 1; r < size; ++r) {
-        if (all[static_cast<std::size_t>(r) * longest + i] == all[i]) continue;
-        if (i >= b->entries.size() || !b->entries[i].describe) return {};
-        return b->entries[i].describe();
-      }
-    }
-    return {};
+  // Hashes that differ: the agreement named is the first that differs on
+  // the first rank that differs from rank 0 (collective, on the duplicate;
+  // a rank whose ballot does not have it: the generic message).
+  const auto describe = [this, &b]() -> Fields {
+    std::vector<std::uint64_t> hashes(b->entries.size());
+    for (std::size_t i = 0; i < hashes.size(); ++i) hashes[i] = b->entries[i].hash;
+    const Difference d = first_difference(followup_, hashes);
+    if (d.rank < 0 || d.at >= b->entries.size() || !b->entries[d.at].describe) return {};
+    return b->entries[d.at].describe();
   };
-  conclude(followup_, b->global, b->error, first_difference, subject_);
+  conclude(followup_, b->global, b->error, describe, subject_);
 }
 
 }  // namespace lb4mpi::rt

@@ -143,13 +143,19 @@ std::string Execution::start_alone(Index first, Index last) {
 
 RankFigures Execution::finish_alone() {
   if (!started_) throw Error("lb4mpi: internal error: finish_alone() before start_alone()");
+  drain();
+  mine_.iterations -= mine_.dropped;
+  settle();
+  return mine_;
+}
+
+void Execution::drain() {
+  // A rank that stops early still takes part in the protocol, so that no
+  // other rank hangs; the iterations it dropped are not counted as executed.
   while (!drained_) {
     Chunk c;
     if (obtain(true, c) == Grab::Kind::Piece) mine_.dropped += c.size;
   }
-  mine_.iterations -= mine_.dropped;
-  settle();
-  return mine_;
 }
 
 void Execution::begin(Index first, Index last) {
@@ -321,12 +327,7 @@ Grab::Kind Execution::poll(Chunk& piece, bool copies_later, bool& copy_deferred)
 
 std::vector<RankFigures> Execution::finish() {
   if (!started_) throw Error("lb4mpi: internal error: finish() before start()");
-  // A rank that stops early still takes part in the protocol, so that no
-  // other rank hangs; the iterations it dropped are not counted as executed.
-  while (!drained_) {
-    Chunk c;
-    if (obtain(true, c) == Grab::Kind::Piece) mine_.dropped += c.size;
-  }
+  drain();
   std::vector<RankFigures> all;
   if (concluded_) {
     all = std::move(*concluded_);

@@ -44,7 +44,8 @@ void agree(MPI_Comm comm, const std::string& error, std::uint64_t hash, const st
 /// posted when it is full or by settle(); the previous one is concluded
 /// first, so a failure's own collectives — on a duplicate of `comm` — come
 /// at the same ballot on every rank. When the hashes differ, the error
-/// names the first agreement of the ballot that differs, as agree() does.
+/// names, as agree() does, the first rank that differs from rank 0 and the
+/// first of its agreements in the ballot that differs.
 /// Used by the C API: a STATIC loop's DLS_StartLoop ... DLS_EndLoop
 /// (docs/RUNTIME.md, "STATIC without waiting").
 class DeferredAgreement {

@@ -134,6 +134,8 @@ class Execution {
   void begin(Index first, Index last);
   /// This rank's figures, once drained, as the exchange sends them.
   void settle();
+  /// finish()'s and finish_alone()'s: takes and drops what is left of this rank's share.
+  void drain();
 
   std::unique_ptr<Context> ctx_;
   std::unique_ptr<Meter> meter_;
